@@ -1,0 +1,59 @@
+//! `apply PLAN|-`: compile the input into a plan and apply it, all or nothing.
+
+use std::io::Read;
+
+use clap::Args;
+
+use crate::error::{Error, Result};
+use crate::formats;
+use crate::report::{self, Report};
+use crate::target::workspace::Workspace;
+use crate::txn::{self, journal::Recovered};
+
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// Plan file, or `-` for stdin (the default).
+    #[arg(default_value = "-")]
+    pub input: String,
+    /// Prove everything, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the unified diff of the result.
+    #[arg(long)]
+    pub diff: bool,
+    /// Label for the change (overrides the plan's `target_id`).
+    #[arg(long, value_name = "LABEL")]
+    pub task: Option<String>,
+}
+
+pub fn run(ws: &Workspace, args: &ApplyArgs) -> Result<(Report, Vec<Recovered>)> {
+    let input = read_input(ws, &args.input)?;
+    let mut plan = formats::compile(&input)?;
+    if let Some(task) = &args.task {
+        plan.label = Some(task.clone());
+    }
+    let outcome = txn::execute(
+        ws,
+        &plan,
+        txn::Options {
+            dry_run: args.dry_run,
+        },
+    )?;
+    Ok((
+        report::outcome(&plan, &outcome, args.diff),
+        outcome.recovered,
+    ))
+}
+
+/// Reads the plan from stdin (`-`) or a file relative to the current directory.
+fn read_input(ws: &Workspace, input: &str) -> Result<Vec<u8>> {
+    if input == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io("reading the plan from stdin", &e))?;
+        return Ok(bytes);
+    }
+    std::fs::read(ws.cwd.join(input))
+        .map_err(|e| Error::io(&format!("reading the plan {input}"), &e).detail("path", input))
+}

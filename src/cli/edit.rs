@@ -1,0 +1,122 @@
+//! `edit` / `patch FILE --find … --replace …`: one exact find/replace, compiled into a plan of
+//! one operation and applied by the transaction engine. `--json` reads the request from stdin.
+
+use std::io::Read;
+
+use clap::Args;
+
+use crate::error::{Code, Error, Result};
+use crate::plan::{Digest, Occurrence, Op, OpKind, Origin, PathBase, PathSpec, Plan, TextEdit};
+use crate::report::{self, Report};
+use crate::target::workspace::Workspace;
+use crate::txn::{self, journal::Recovered};
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// File to edit, relative to the current directory.
+    pub file: Option<String>,
+    /// Exact text to find (must occur once unless --occurrence or --all).
+    #[arg(long, allow_hyphen_values = true)]
+    pub find: Option<String>,
+    /// Text to put in its place.
+    #[arg(long, allow_hyphen_values = true)]
+    pub replace: Option<String>,
+    /// Replace only the N-th occurrence (1-based).
+    #[arg(long, value_name = "N", conflicts_with = "all")]
+    pub occurrence: Option<u64>,
+    /// Replace every occurrence.
+    #[arg(long)]
+    pub all: bool,
+    /// Refuse the edit unless the file's sha256 is this (64 hex, `sha256:` prefix optional).
+    #[arg(long, visible_alias = "expected-source-sha256", value_name = "SHA256")]
+    pub expected_sha256: Option<String>,
+    /// Prove everything, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the unified diff of the result.
+    #[arg(long)]
+    pub diff: bool,
+    /// Read the request from stdin as JSON (a source_edit_plan) and answer in JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>)> {
+    let plan = if args.json {
+        from_stdin(args)?
+    } else {
+        from_flags(args)?
+    };
+    let outcome = txn::execute(
+        ws,
+        &plan,
+        txn::Options {
+            dry_run: args.dry_run,
+        },
+    )?;
+    let report = report::outcome(&plan, &outcome, args.diff);
+    Ok((report, outcome.recovered))
+}
+
+fn from_flags(args: &EditArgs) -> Result<Plan> {
+    let missing = |flag: &str| super::usage_error(format!("`{flag}` is required"));
+    let file = args.file.clone().ok_or_else(|| missing("FILE"))?;
+    let find = args.find.clone().ok_or_else(|| missing("--find"))?;
+    let replace = args.replace.clone().ok_or_else(|| missing("--replace"))?;
+    if find.is_empty() {
+        return Err(super::usage_error("`--find` must not be empty"));
+    }
+    let select =
+        Occurrence::from_fields(args.occurrence, Some(args.all)).map_err(super::usage_error)?;
+    let expected = args
+        .expected_sha256
+        .as_deref()
+        .map(Digest::parse)
+        .transpose()
+        .map_err(|e| Error::usage(e.message))?;
+    let edit = TextEdit {
+        find,
+        replace,
+        select,
+    };
+    Ok(Plan {
+        label: None,
+        dialect: "edit_flags",
+        input_sha256: None,
+        ops: vec![Op {
+            path: PathSpec {
+                raw: file,
+                base: PathBase::Cwd,
+            },
+            origin: Origin {
+                list: "edits",
+                index: 0,
+            },
+            kind: OpKind::Edit { edit, expected },
+        }],
+    })
+}
+
+/// `--json`: the request is a `source_edit_plan` on stdin (identedit's node and line request
+/// shapes need the syntax layer, which this build does not have).
+fn from_stdin(args: &EditArgs) -> Result<Plan> {
+    if args.find.is_some() || args.replace.is_some() || args.file.is_some() {
+        return Err(super::usage_error(
+            "`--json` reads the whole request from stdin; drop FILE, --find and --replace",
+        ));
+    }
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .map_err(|e| Error::io("reading stdin", &e))?;
+    let value: serde_json::Value = serde_json::from_slice(&input)
+        .map_err(|e| Error::malformed(format!("the request is not valid JSON: {e}")))?;
+    if value.get("type").is_none() && value.get("command").is_some() {
+        return Err(Error::new(
+            Code::PlanUnsupported,
+            "identedit request shapes (`command`, `target`, `op`) are not executable by this build",
+        )
+        .hint("Send a source_edit_plan instead (see `git identedit schema`)."));
+    }
+    crate::formats::compile(&input)
+}

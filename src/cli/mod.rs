@@ -1,0 +1,92 @@
+//! The command line: clap definitions, dispatch (one line per command) and the shared
+//! options. Each subcommand lives in its own file and returns a [`Report`] or an [`Error`].
+
+pub mod apply;
+pub mod edit;
+pub mod info;
+pub mod output;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::error::{Error, Result};
+use crate::report::Report;
+use crate::target::workspace::Workspace;
+use crate::txn::journal;
+
+/// Precise, provable, reversible source edits for coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "git-identedit", bin_name = "git identedit", version, about)]
+pub struct Cli {
+    /// Output format: `json` (one document on stdout) or `text`. Default: text on a terminal,
+    /// JSON otherwise.
+    #[arg(long, global = true, value_enum)]
+    pub format: Option<Format>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Json,
+    Text,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply one exact find/replace to one file (agent-edit's direct edit).
+    Edit(edit::EditArgs),
+    /// The same operation as `edit`, under identedit's verb.
+    Patch(edit::EditArgs),
+    /// Apply a source_edit_plan from a file or `-` (stdin), all or nothing.
+    Apply(apply::ApplyArgs),
+    /// Print the JSON Schema of the plan.
+    Schema,
+    /// List what this build can execute.
+    Capabilities,
+    /// Print prompt-ready operating instructions for a coding agent.
+    Instructions,
+}
+
+impl Command {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Edit(_) => "edit",
+            Command::Patch(_) => "patch",
+            Command::Apply(_) => "apply",
+            Command::Schema => "schema",
+            Command::Capabilities => "capabilities",
+            Command::Instructions => "instructions",
+        }
+    }
+
+    /// Whether the command asked for JSON itself (`--json`).
+    pub fn wants_json(&self) -> bool {
+        matches!(self, Command::Edit(a) | Command::Patch(a) if a.json)
+    }
+}
+
+/// Runs a parsed command: recovers interrupted transactions first, then dispatches.
+pub fn run(cli: &Cli) -> (Result<Report>, Vec<journal::Recovered>) {
+    let ws = match Workspace::discover() {
+        Ok(ws) => ws,
+        Err(e) => return (Err(e), Vec::new()),
+    };
+    let mut recovered = journal::recover(&ws.journal_dir());
+    let result = match &cli.command {
+        Command::Edit(args) | Command::Patch(args) => edit::run(&ws, args),
+        Command::Apply(args) => apply::run(&ws, args),
+        Command::Schema => Ok(info::schema()),
+        Command::Capabilities => Ok(info::capabilities()),
+        Command::Instructions => Ok(info::instructions()),
+    };
+    let result = result.map(|(report, more)| {
+        recovered.extend(more);
+        report
+    });
+    (result, recovered)
+}
+
+/// Shared by commands that apply a plan.
+pub(crate) fn usage_error(message: impl Into<String>) -> Error {
+    Error::usage(message).hint("Run `git identedit <command> --help` for the accepted options.")
+}

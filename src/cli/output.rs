@@ -1,0 +1,124 @@
+//! The only code that writes to stdout and stderr. JSON mode prints exactly one document on
+//! stdout, for success and failure alike; text mode prints results on stdout and problems on
+//! stderr. A closed pipe is not an error.
+
+use std::io::{IsTerminal, Write};
+
+use serde_json::{Map, Value};
+
+use crate::cli::{Cli, Format};
+use crate::error::{EXIT_OK, Error, Result};
+use crate::report::{self, Report, SCHEMA_VERSION};
+use crate::txn::journal::Recovered;
+
+/// The format asked for, or JSON when stdout is not a terminal.
+pub fn resolve_format(cli: &Cli) -> Format {
+    match cli.format {
+        Some(format) => format,
+        None if cli.command.wants_json() => Format::Json,
+        None => default_format(),
+    }
+}
+
+fn default_format() -> Format {
+    if std::io::stdout().is_terminal() {
+        Format::Text
+    } else {
+        Format::Json
+    }
+}
+
+fn write_ignoring_pipe(mut out: impl Write, bytes: &[u8]) {
+    let _ = out.write_all(bytes).and_then(|()| out.flush());
+}
+
+/// Prints the result of `command` and returns the process exit code.
+pub fn emit(command: &str, format: Format, result: Result<Report>, recovered: &[Recovered]) -> u8 {
+    let code = match &result {
+        Ok(_) => EXIT_OK,
+        Err(e) => e.code.exit_code(),
+    };
+    let (recovered_json, recovered_text) = report::recovered(recovered);
+    match format {
+        Format::Json => {
+            let document = match result {
+                Ok(report) if report.raw => Value::Object(report.json),
+                Ok(report) => envelope(command, true, report.json, &recovered_json),
+                Err(error) => {
+                    let body = Map::from_iter([("error".to_owned(), report::error_json(&error))]);
+                    envelope(command, false, body, &recovered_json)
+                }
+            };
+            let mut bytes = serde_json::to_vec(&document).unwrap_or_default();
+            bytes.push(b'\n');
+            write_ignoring_pipe(std::io::stdout().lock(), &bytes);
+        }
+        Format::Text => {
+            if !recovered_text.is_empty() {
+                write_ignoring_pipe(std::io::stderr().lock(), recovered_text.as_bytes());
+            }
+            match result {
+                Ok(report) => write_ignoring_pipe(std::io::stdout().lock(), report.text.as_bytes()),
+                Err(error) => write_ignoring_pipe(
+                    std::io::stderr().lock(),
+                    report::error_text(&error).as_bytes(),
+                ),
+            }
+        }
+    }
+    code
+}
+
+fn envelope(command: &str, ok: bool, body: Map<String, Value>, recovered: &Value) -> Value {
+    let mut doc = Map::new();
+    doc.insert("schema_version".into(), SCHEMA_VERSION.into());
+    doc.insert("command".into(), command.into());
+    doc.insert("ok".into(), ok.into());
+    doc.extend(body);
+    if recovered.as_array().is_some_and(|r| !r.is_empty()) {
+        doc.insert("recovered".into(), recovered.clone());
+    }
+    Value::Object(doc)
+}
+
+/// Reports a command line clap refused (or prints help and version) and returns the exit code.
+pub fn clap_error(error: clap::Error) -> u8 {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        write_ignoring_pipe(
+            std::io::stdout().lock(),
+            error.render().to_string().as_bytes(),
+        );
+        return EXIT_OK;
+    }
+    let args: Vec<String> = std::env::args().collect();
+    let asked = args.iter().enumerate().find_map(|(i, a)| match a.as_str() {
+        "--format=json" | "--json" => Some(Format::Json),
+        "--format=text" => Some(Format::Text),
+        "--format" => match args.get(i + 1).map(String::as_str) {
+            Some("json") => Some(Format::Json),
+            Some("text") => Some(Format::Text),
+            _ => None,
+        },
+        _ => None,
+    });
+    let command = args.get(1).map_or("", String::as_str).to_owned();
+    let message = error.render().to_string();
+    let first_line = message
+        .lines()
+        .next()
+        .unwrap_or("bad command line")
+        .trim_start_matches("error: ");
+    let usage = Error::usage(first_line.to_owned())
+        .hint("Run `git identedit --help` or `git identedit <command> --help`.")
+        .detail("clap", message.trim_end());
+    emit(
+        &command,
+        asked.unwrap_or_else(default_format),
+        Err(usage),
+        &[],
+    )
+}

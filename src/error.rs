@@ -1,0 +1,291 @@
+//! The one error type of git identedit.
+//!
+//! Every failure carries a stable snake_case [`Code`] (a contract: codes are never renamed or
+//! reused), a human message, a hint, a `next_action` naming the one legal recovery, and
+//! structured `details`. The code also decides the process exit code, in one table below.
+
+use serde_json::{Map, Value};
+
+/// Stable error identities. The string form ([`Code::as_str`]) is what agents match on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    Usage,
+    InputNotFound,
+    IoError,
+    PlanMalformed,
+    PlanUnsupported,
+    PathRefused,
+    FileUnsupported,
+    AnchorMissing,
+    AnchorAmbiguous,
+    EditsOverlap,
+    TargetExists,
+    EvidenceChanged,
+    ResourceBusy,
+    ApplyFailed,
+    Internal,
+}
+
+/// Everything documented about one code, kept in one place.
+pub struct CodeInfo {
+    pub code: Code,
+    pub name: &'static str,
+    pub next_action: &'static str,
+    pub exit: u8,
+    pub meaning: &'static str,
+}
+
+/// Exit code of a success.
+pub const EXIT_OK: u8 = 0;
+/// The input was understood but refused by a check; nothing was written.
+pub const EXIT_REFUSED: u8 = 1;
+/// The command line or the plan breaks its contract; nothing was read or written.
+pub const EXIT_USAGE: u8 = 2;
+/// Another process holds a lock; retrying later may succeed.
+pub const EXIT_BUSY: u8 = 4;
+/// Writing failed and every file was restored.
+pub const EXIT_APPLY_FAILED: u8 = 5;
+/// A bug: please report it.
+pub const EXIT_INTERNAL: u8 = 70;
+
+const fn info(
+    code: Code,
+    name: &'static str,
+    next_action: &'static str,
+    exit: u8,
+    meaning: &'static str,
+) -> CodeInfo {
+    CodeInfo {
+        code,
+        name,
+        next_action,
+        exit,
+        meaning,
+    }
+}
+
+/// The code table: name, next action, exit code and meaning of every code.
+pub const CODES: &[CodeInfo] = &[
+    info(
+        Code::Usage,
+        "usage",
+        "fix_arguments",
+        EXIT_USAGE,
+        "bad command line",
+    ),
+    info(
+        Code::InputNotFound,
+        "input_not_found",
+        "provide_input",
+        EXIT_REFUSED,
+        "a plan file, or a file to edit or delete, does not exist",
+    ),
+    info(
+        Code::IoError,
+        "io_error",
+        "inspect_working_tree",
+        EXIT_APPLY_FAILED,
+        "reading a file or the plan failed for a reason other than absence",
+    ),
+    info(
+        Code::PlanMalformed,
+        "plan_malformed",
+        "replan",
+        EXIT_USAGE,
+        "the plan breaks its contract (bad JSON, unknown key, wrong type, empty find, ...)",
+    ),
+    info(
+        Code::PlanUnsupported,
+        "plan_unsupported",
+        "replan",
+        EXIT_USAGE,
+        "unknown plan type, contract version or operation for this build",
+    ),
+    info(
+        Code::PathRefused,
+        "path_refused",
+        "replan",
+        EXIT_REFUSED,
+        "absolute or `..` path, a path into .git/, a symlink, or a path leaving the repository",
+    ),
+    info(
+        Code::FileUnsupported,
+        "file_unsupported",
+        "replan",
+        EXIT_REFUSED,
+        "the target is a directory, a special file, binary (NUL byte) or not valid UTF-8",
+    ),
+    info(
+        Code::AnchorMissing,
+        "anchor_missing",
+        "reread_and_retry",
+        EXIT_REFUSED,
+        "`find` does not occur in the file (or the requested occurrence does not exist)",
+    ),
+    info(
+        Code::AnchorAmbiguous,
+        "anchor_ambiguous",
+        "disambiguate_anchor",
+        EXIT_REFUSED,
+        "`find` occurs more than once; pick one with `occurrence` or use `all`",
+    ),
+    info(
+        Code::EditsOverlap,
+        "edits_overlap",
+        "merge_edits",
+        EXIT_REFUSED,
+        "two edits touch the same text, or one file is created, edited or deleted twice",
+    ),
+    info(
+        Code::TargetExists,
+        "target_exists",
+        "edit_existing_file",
+        EXIT_REFUSED,
+        "a file to create already exists",
+    ),
+    info(
+        Code::EvidenceChanged,
+        "evidence_changed",
+        "reread_and_retry",
+        EXIT_REFUSED,
+        "the file's sha256 differs from `expected_source_sha256`: it changed since it was read",
+    ),
+    info(
+        Code::ResourceBusy,
+        "resource_busy",
+        "retry_later",
+        EXIT_BUSY,
+        "another process holds the lock of a file in the plan",
+    ),
+    info(
+        Code::ApplyFailed,
+        "apply_failed",
+        "inspect_working_tree",
+        EXIT_APPLY_FAILED,
+        "writing failed; every file was restored",
+    ),
+    info(
+        Code::Internal,
+        "failed",
+        "report",
+        EXIT_INTERNAL,
+        "unclassified failure (a bug)",
+    ),
+];
+
+impl Code {
+    /// The documented facts of this code.
+    pub fn info(self) -> &'static CodeInfo {
+        CODES
+            .iter()
+            .find(|entry| entry.code == self)
+            .unwrap_or(&CODES[CODES.len() - 1])
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.info().name
+    }
+
+    pub fn next_action(self) -> &'static str {
+        self.info().next_action
+    }
+
+    pub fn exit_code(self) -> u8 {
+        self.info().exit
+    }
+}
+
+/// A failure with its code, message, hint and structured details.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    pub code: Code,
+    pub message: String,
+    pub hint: Option<String>,
+    /// Boxed so that `Result<T, Error>` stays small on the success path.
+    pub details: Box<Map<String, Value>>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            hint: None,
+            details: Box::default(),
+        }
+    }
+
+    /// Adds a hint for a human or an agent (what to do next, in words).
+    #[must_use]
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Adds one structured detail.
+    #[must_use]
+    pub fn detail(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.details.insert(key.to_owned(), value.into());
+        self
+    }
+
+    /// Prefixes the message with where in the input the problem is (e.g. `edits[2]`).
+    #[must_use]
+    pub fn at(mut self, place: &str) -> Self {
+        self.message = format!("{place}: {}", self.message);
+        self
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(Code::Usage, message)
+    }
+
+    pub fn malformed(message: impl Into<String>) -> Self {
+        Self::new(Code::PlanMalformed, message)
+    }
+
+    /// An I/O failure while reading input; `what` names the object being read.
+    pub fn io(what: &str, err: &std::io::Error) -> Self {
+        let code = match err.kind() {
+            std::io::ErrorKind::NotFound => Code::InputNotFound,
+            _ => Code::IoError,
+        };
+        Self::new(code, format!("{what}: {err}")).detail("io_error", err.to_string())
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(Code::Internal, message)
+    }
+
+    /// The hint shown to the caller: the specific one, or the code's default.
+    pub fn effective_hint(&self) -> String {
+        let written = match self.code {
+            Code::ApplyFailed => "Every file was restored.",
+            Code::Internal => "This is a bug; please report it with the command and input.",
+            _ => "Nothing was changed.",
+        };
+        match &self.hint {
+            Some(hint) => format!("{written} {hint}"),
+            None => written.to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_one_unique_entry() {
+        let mut names: Vec<_> = CODES.iter().map(|c| c.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), CODES.len());
+        for entry in CODES {
+            assert_eq!(entry.code.info().name, entry.name);
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! git identedit: precise, provable, reversible source edits for coding agents.
+//!
+//! Front-ends (`cli`, `formats`) compile every input into one typed [`plan::Plan`]; the one
+//! transaction engine ([`txn`]) resolves it against the current bytes ([`target`]), proves
+//! every precondition and publishes all or nothing; [`report`] renders what happened.
+//! See `docs/ARCHITECTURE.md`.
+
+pub mod cli;
+pub mod error;
+pub mod formats;
+pub mod git;
+pub mod plan;
+pub mod registry;
+pub mod report;
+pub mod target;
+pub mod txn;

@@ -1,0 +1,157 @@
+//! Resolved edits: byte-range replacements on one file's content, and the pure functions that
+//! order, check and apply them. Every front-end's edit becomes splices before anything is written.
+
+use std::ops::Range;
+
+/// Replace `range` of the original bytes with `text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Splice {
+    pub range: Range<usize>,
+    pub text: String,
+    /// Index of the plan operation this splice belongs to (for reports and conflicts).
+    pub op: usize,
+}
+
+/// Two splices that touch the same bytes, by their operation indices.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Overlap {
+    pub first: usize,
+    pub second: usize,
+}
+
+/// Sorts splices by position and refuses overlaps. Two splices overlap when their ranges share
+/// a byte, or when both are insertions (empty ranges) at the same point; adjacent ranges do not.
+pub fn order(splices: &mut [Splice]) -> Result<(), Overlap> {
+    splices.sort_by_key(|s| (s.range.start, s.range.end));
+    for pair in splices.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let shares_bytes = b.range.start < a.range.end;
+        let same_insert_point =
+            a.range.is_empty() && b.range.is_empty() && a.range.start == b.range.start;
+        if shares_bytes || same_insert_point {
+            return Err(Overlap {
+                first: a.op.min(b.op),
+                second: a.op.max(b.op),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Applies ordered, non-overlapping splices to `original`.
+pub fn apply(original: &[u8], splices: &[Splice]) -> Vec<u8> {
+    let grown: usize = splices.iter().map(|s| s.text.len()).sum();
+    let mut out = Vec::with_capacity(original.len() + grown);
+    let mut cursor = 0;
+    for splice in splices {
+        out.extend_from_slice(&original[cursor..splice.range.start]);
+        out.extend_from_slice(splice.text.as_bytes());
+        cursor = splice.range.end;
+    }
+    out.extend_from_slice(&original[cursor..]);
+    out
+}
+
+/// Where each splice's text landed in the output of [`apply`].
+pub fn output_ranges(splices: &[Splice]) -> Vec<Range<usize>> {
+    let mut shift: isize = 0;
+    splices
+        .iter()
+        .map(|s| {
+            let start = s.range.start.saturating_add_signed(shift);
+            shift += s.text.len() as isize - s.range.len() as isize;
+            start..start + s.text.len()
+        })
+        .collect()
+}
+
+/// The splices that turn the output of [`apply`] back into `original`.
+pub fn invert(original: &[u8], splices: &[Splice]) -> Vec<Splice> {
+    splices
+        .iter()
+        .zip(output_ranges(splices))
+        .map(|(s, range)| Splice {
+            range,
+            text: String::from_utf8_lossy(&original[s.range.clone()]).into_owned(),
+            op: s.op,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn splice(range: Range<usize>, text: &str, op: usize) -> Splice {
+        Splice {
+            range,
+            text: text.into(),
+            op,
+        }
+    }
+
+    #[test]
+    fn refuses_shared_bytes_and_double_inserts_but_not_neighbours() {
+        let mut ok = vec![
+            splice(3..5, "x", 1),
+            splice(0..3, "y", 0),
+            splice(5..5, "z", 2),
+        ];
+        assert_eq!(order(&mut ok), Ok(()));
+        assert_eq!(apply(b"abcdefg", &ok), b"yxzfg");
+        let mut bad = vec![splice(0..3, "y", 0), splice(2..4, "x", 1)];
+        assert_eq!(
+            order(&mut bad),
+            Err(Overlap {
+                first: 0,
+                second: 1
+            })
+        );
+        let mut inserts = vec![splice(2..2, "a", 4), splice(2..2, "b", 1)];
+        assert_eq!(
+            order(&mut inserts),
+            Err(Overlap {
+                first: 1,
+                second: 4
+            })
+        );
+    }
+
+    fn edits_strategy() -> impl Strategy<Value = (String, Vec<Splice>)> {
+        (
+            "[a-c\\r\\n\u{e9}]{0,40}",
+            prop::collection::vec((0usize..48, 0usize..6, "[x-z\\n]{0,5}"), 0..6),
+        )
+            .prop_map(|(text, raw)| {
+                let mut splices: Vec<Splice> = Vec::new();
+                let mut taken = vec![false; text.len() + 1];
+                for (i, (start, len, new)) in raw.into_iter().enumerate() {
+                    let start = start.min(text.len());
+                    let end = (start + len).min(text.len());
+                    let on_boundaries = text.is_char_boundary(start) && text.is_char_boundary(end);
+                    if !on_boundaries || end == start || taken[start..end].iter().any(|t| *t) {
+                        continue;
+                    }
+                    taken[start..end].iter_mut().for_each(|t| *t = true);
+                    splices.push(splice(start..end, &new, i));
+                }
+                (text, splices)
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn applying_then_inverting_reproduces_the_input((text, mut splices) in edits_strategy()) {
+            prop_assert!(order(&mut splices).is_ok());
+            let edited = apply(text.as_bytes(), &splices);
+            for (s, range) in splices.iter().zip(output_ranges(&splices)) {
+                prop_assert_eq!(&edited[range], s.text.as_bytes());
+            }
+            let mut back = invert(text.as_bytes(), &splices);
+            prop_assert!(order(&mut back).is_ok());
+            prop_assert_eq!(apply(&edited, &back), text.as_bytes());
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The capability registry: what this build executes. `capabilities`, `instructions` and the
+//! error documentation are all generated from here, so they never drift from the binary.
+
+use serde_json::{Value, json};
+
+use crate::error::{
+    CODES, EXIT_APPLY_FAILED, EXIT_BUSY, EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_USAGE,
+};
+use crate::plan::schema::{CONTRACT_VERSIONS, PLAN_TYPE};
+use crate::txn::failpoint;
+
+/// A subcommand as agents should call it.
+pub struct CommandSpec {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub usage: &'static str,
+}
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "edit",
+        summary: "one exact find/replace in one file, checked and applied as a transaction",
+        usage: "git identedit edit FILE --find=TEXT --replace=TEXT [--occurrence N | --all] [--expected-sha256 H] [--dry-run] [--diff]",
+    },
+    CommandSpec {
+        name: "patch",
+        summary: "the same operation as `edit`, under identedit's verb",
+        usage: "git identedit patch FILE --find=TEXT --replace=TEXT [--occurrence N | --all] [--dry-run] [--diff]",
+    },
+    CommandSpec {
+        name: "apply",
+        summary: "apply a source_edit_plan (edits, creates, deletes) all or nothing; `-` reads stdin",
+        usage: "git identedit apply PLAN.json|- [--dry-run] [--diff] [--task LABEL]",
+    },
+    CommandSpec {
+        name: "schema",
+        summary: "JSON Schema of the plan",
+        usage: "git identedit schema",
+    },
+    CommandSpec {
+        name: "capabilities",
+        summary: "what this build executes",
+        usage: "git identedit capabilities",
+    },
+    CommandSpec {
+        name: "instructions",
+        summary: "prompt-ready operating procedure",
+        usage: "git identedit instructions",
+    },
+];
+
+/// Input dialects `apply` understands.
+pub const DIALECTS: &[&str] = &[PLAN_TYPE];
+
+/// Languages with a syntax provider (none in this build: every text file is editable).
+pub const LANGUAGES: &[&str] = &[];
+
+fn exit_codes() -> Value {
+    json!({
+        "ok": EXIT_OK, "refused": EXIT_REFUSED, "usage_or_malformed_plan": EXIT_USAGE,
+        "busy": EXIT_BUSY, "apply_failed": EXIT_APPLY_FAILED, "internal": EXIT_INTERNAL,
+    })
+}
+
+fn error_codes() -> Value {
+    CODES
+        .iter()
+        .map(|c| json!({"code": c.name, "next_action": c.next_action, "exit": c.exit, "meaning": c.meaning}))
+        .collect()
+}
+
+fn plan_types() -> Value {
+    json!([{
+        "type": PLAN_TYPE,
+        "contract_versions": CONTRACT_VERSIONS,
+        "operations": {
+            "edits": "exact find/replace: {path, find, replace, occurrence?, all?, expected_source_sha256?}",
+            "creates": "new file: {path, content}",
+            "deletes": "remove a file: {path, expected_source_sha256?}",
+        },
+    }])
+}
+
+/// `git identedit capabilities`.
+pub fn capabilities() -> Value {
+    json!({
+        "tool": "git-identedit",
+        "version": env!("CARGO_PKG_VERSION"),
+        "plan_types": plan_types(),
+        "input_dialects": DIALECTS,
+        "languages": LANGUAGES,
+        "commands": COMMANDS.iter().map(|c| json!({"name": c.name, "summary": c.summary, "usage": c.usage})).collect::<Vec<_>>(),
+        "output_formats": ["json", "text"],
+        "failpoints": failpoint::STEPS.iter().map(|(name, what)| json!({"step": name, "state": what})).collect::<Vec<_>>(),
+        "error_codes": error_codes(),
+        "exit_codes": exit_codes(),
+    })
+}
+
+/// `git identedit instructions`: a short operating procedure for a coding agent.
+pub fn instructions() -> Value {
+    let usage: Vec<&str> = COMMANDS
+        .iter()
+        .filter(|c| matches!(c.name, "edit" | "apply"))
+        .map(|c| c.usage)
+        .collect();
+    json!({
+        "tool": "git-identedit",
+        "version": env!("CARGO_PKG_VERSION"),
+        "scope": "exactly what this build executes (generated from its capability registry)",
+        "procedure": [
+            "Read the file you will change; copy the exact text to replace into `find`, indentation and line breaks included.",
+            "One change in one file: `git identedit edit FILE --find=OLD --replace=NEW --format=json`.",
+            "Several changes or files, new files, deletions: write one source_edit_plan and run `git identedit apply - --format=json` with the plan on stdin; everything commits together or not at all.",
+            "Add `--dry-run --diff` to see the exact diff before writing; add `expected_source_sha256` (from an earlier output) to refuse a file that changed since you read it.",
+            "Edits of one file all resolve against the file as read, never against each other's results; they must not overlap.",
+            "On `ok: false`, follow `error.next_action`; nothing was written. `anchor_missing` names the closest lines; `anchor_ambiguous` lists every match: add context or set `occurrence`.",
+        ],
+        "commands": usage,
+        "plan_types": plan_types(),
+        "plan_example": {
+            "type": PLAN_TYPE, "contract_version": CONTRACT_VERSIONS[0], "target_id": "fix-add",
+            "edits": [{"path": "src/Calc.php", "find": "return $a - $b;", "replace": "return $a + $b;"}],
+            "creates": [{"path": "tests/CalcTest.php", "content": "<?php\n"}],
+        },
+        "next_actions": CODES.iter().map(|c| json!({"code": c.name, "next_action": c.next_action})).collect::<Vec<_>>(),
+    })
+}

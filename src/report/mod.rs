@@ -1,0 +1,186 @@
+//! What a command tells its caller: the JSON document (one per invocation, success or failure)
+//! and the concise text a person reads. Pure functions of outcomes and errors; no I/O.
+
+pub mod diff;
+
+use serde_json::{Map, Value, json};
+
+use crate::error::Error;
+use crate::plan::Plan;
+use crate::txn::Outcome;
+use crate::txn::change::{Action, FileChange};
+use crate::txn::journal::Recovered;
+
+/// Version of every JSON document printed on stdout.
+pub const SCHEMA_VERSION: &str = "1.0";
+
+/// A command's result, ready to print in either format.
+pub struct Report {
+    pub json: Map<String, Value>,
+    pub text: String,
+    /// Print `json` as it is, without the `{schema_version, command, ok}` envelope.
+    pub raw: bool,
+}
+
+fn short(hex: Option<String>) -> String {
+    hex.map_or_else(|| "-".to_owned(), |h| h[..12].to_owned())
+}
+
+fn file_json(change: &FileChange) -> Value {
+    let edits: Vec<Value> = change
+        .edits
+        .iter()
+        .map(|e| {
+            json!({"pointer": e.pointer, "matched_by": e.matched_by,
+                   "replacements": e.spans.len(), "lines": e.spans})
+        })
+        .collect();
+    json!({
+        "path": change.path.rel,
+        "action": change.action,
+        "sha256_before": change.digest_before().map(|d| d.to_hex()),
+        "sha256_after": change.digest_after().map(|d| d.to_hex()),
+        "edits": edits,
+    })
+}
+
+fn file_text(change: &FileChange, dry_run: bool) -> String {
+    let verb = match (change.action, dry_run) {
+        (Action::Modified, false) => "modified",
+        (Action::Modified, true) => "would modify",
+        (Action::Created, false) => "created",
+        (Action::Created, true) => "would create",
+        (Action::Deleted, false) => "deleted",
+        (Action::Deleted, true) => "would delete",
+        (Action::Unchanged, _) => "unchanged",
+    };
+    let replacements: usize = change.edits.iter().map(|e| e.spans.len()).sum();
+    let lines: Vec<String> = change
+        .edits
+        .iter()
+        .flat_map(|e| &e.spans)
+        .take(8)
+        .map(|s| {
+            if s.new_end > s.new_start {
+                format!("{}-{}", s.new_start, s.new_end)
+            } else {
+                s.new_start.to_string()
+            }
+        })
+        .collect();
+    let what = match change.action {
+        Action::Modified | Action::Unchanged => format!(
+            " ({replacements} replacement(s), line {})",
+            lines.join(", ")
+        ),
+        _ => String::new(),
+    };
+    let digests = format!(
+        "{} -> {}",
+        short(change.digest_before().map(|d| d.to_hex())),
+        short(change.digest_after().map(|d| d.to_hex()))
+    );
+    format!("{verb} {}{what}  {digests}\n", change.path.rel)
+}
+
+/// The report of an applied (or dry-run) plan.
+pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
+    let (changed, unchanged): (Vec<&FileChange>, Vec<&FileChange>) = outcome
+        .files
+        .iter()
+        .partition(|c| c.action != Action::Unchanged);
+    let replacements: usize = outcome
+        .files
+        .iter()
+        .flat_map(|c| &c.edits)
+        .map(|e| e.spans.len())
+        .sum();
+    let edits: usize = outcome.files.iter().map(|c| c.edits.len().max(1)).sum();
+    let mut json = Map::new();
+    json.insert("dry_run".into(), outcome.dry_run.into());
+    json.insert(
+        "plan".into(),
+        json!({
+            "type": plan.dialect, "label": plan.label,
+            "sha256": plan.input_sha256.map(|d| d.to_hex()),
+        }),
+    );
+    json.insert(
+        "changed_files".into(),
+        changed.iter().map(|c| file_json(c)).collect(),
+    );
+    json.insert(
+        "unchanged_files".into(),
+        unchanged.iter().map(|c| file_json(c)).collect(),
+    );
+    json.insert(
+        "summary".into(),
+        json!({
+            "files_changed": changed.len(), "operations": edits, "replacements": replacements,
+        }),
+    );
+    json.insert(
+        "receipt".into(),
+        json!({"recorded": false, "reason": "the git ledger is not part of this build"}),
+    );
+    let mut text: String = outcome
+        .files
+        .iter()
+        .map(|c| file_text(c, outcome.dry_run))
+        .collect();
+    if with_diff {
+        let diff: String = changed.iter().map(|c| diff::file_diff(c)).collect();
+        text.push_str(&diff);
+        json.insert("diff".into(), diff.into());
+    }
+    json.insert(
+        "next_action".into(),
+        if outcome.dry_run { "apply" } else { "none" }.into(),
+    );
+    Report {
+        json,
+        text,
+        raw: false,
+    }
+}
+
+/// The `error` object of a failure document.
+pub fn error_json(error: &Error) -> Value {
+    json!({
+        "code": error.code.as_str(),
+        "message": error.message,
+        "next_action": error.code.next_action(),
+        "hint": error.effective_hint(),
+        "details": error.details,
+    })
+}
+
+/// The human form of a failure.
+pub fn error_text(error: &Error) -> String {
+    format!(
+        "error[{}]: {}\nhint: {}\n",
+        error.code.as_str(),
+        error.message,
+        error.effective_hint()
+    )
+}
+
+/// Rolled-back transactions found on the way in, as JSON and as text lines.
+pub fn recovered(recovered: &[Recovered]) -> (Value, String) {
+    let text = recovered
+        .iter()
+        .map(|r| {
+            let files: Vec<String> = r
+                .files
+                .iter()
+                .map(|f| format!("{} {}", f.outcome, f.path))
+                .collect();
+            format!(
+                "recovered an interrupted transaction (pid {}): {}\n",
+                r.pid,
+                files.join(", ")
+            )
+        })
+        .collect();
+    (json!(recovered), text)
+}

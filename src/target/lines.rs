@@ -1,0 +1,121 @@
+//! Line facts about a file's text: its line-ending style and the line number of a byte offset.
+
+/// The line-ending style of a text, judged from every line break in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endings {
+    /// No line break at all.
+    None,
+    Lf,
+    Crlf,
+    /// Both `\n` and `\r\n` occur: never converted.
+    Mixed,
+}
+
+impl Endings {
+    pub fn of(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let (mut lf, mut crlf) = (0usize, 0usize);
+        for (i, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+            if i > 0 && bytes[i - 1] == b'\r' {
+                crlf += 1
+            } else {
+                lf += 1
+            }
+            if lf > 0 && crlf > 0 {
+                return Endings::Mixed;
+            }
+        }
+        match (lf, crlf) {
+            (0, 0) => Endings::None,
+            (_, 0) => Endings::Lf,
+            _ => Endings::Crlf,
+        }
+    }
+
+    /// Rewrites the line breaks of `text` in this style; `None` and `Mixed` leave it as is.
+    pub fn convert(self, text: &str) -> String {
+        match self {
+            Endings::Crlf if has_bare_lf(text) => text.replace("\r\n", "\n").replace('\n', "\r\n"),
+            Endings::Lf if text.contains("\r\n") => text.replace("\r\n", "\n"),
+            _ => text.to_owned(),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Endings::None => "none",
+            Endings::Lf => "lf",
+            Endings::Crlf => "crlf",
+            Endings::Mixed => "mixed",
+        }
+    }
+}
+
+/// Whether `text` has a `\n` not preceded by `\r`.
+pub fn has_bare_lf(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes
+        .iter()
+        .enumerate()
+        .any(|(i, &b)| b == b'\n' && (i == 0 || bytes[i - 1] != b'\r'))
+}
+
+/// Counts lines forward through a text: 1-based line numbers of non-decreasing offsets.
+pub struct LineCounter<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    line: usize,
+}
+
+impl<'a> LineCounter<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            pos: 0,
+            line: 1,
+        }
+    }
+
+    /// Line of `offset`; offsets must not decrease between calls.
+    pub fn line_at(&mut self, offset: usize) -> usize {
+        let end = offset.min(self.bytes.len());
+        if end > self.pos {
+            self.line += self.bytes[self.pos..end]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            self.pos = end;
+        }
+        self.line
+    }
+
+    /// Line of the last byte of a non-empty range ending at `end` (exclusive).
+    pub fn last_line_of(&mut self, start: usize, end: usize) -> usize {
+        self.line_at(if end > start { end - 1 } else { start })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn judges_endings_and_converts() {
+        assert_eq!(Endings::of("a"), Endings::None);
+        assert_eq!(Endings::of("a\nb\n"), Endings::Lf);
+        assert_eq!(Endings::of("a\r\nb\r\n"), Endings::Crlf);
+        assert_eq!(Endings::of("a\r\nb\n"), Endings::Mixed);
+        assert_eq!(Endings::Crlf.convert("x\ny\r\nz"), "x\r\ny\r\nz");
+        assert_eq!(Endings::Lf.convert("x\r\ny"), "x\ny");
+        assert_eq!(Endings::Mixed.convert("x\ny"), "x\ny");
+    }
+
+    #[test]
+    fn counts_lines() {
+        let mut c = LineCounter::new(b"a\nb\nc");
+        assert_eq!(c.line_at(0), 1);
+        assert_eq!(c.line_at(2), 2);
+        assert_eq!(c.last_line_of(2, 4), 2);
+        assert_eq!(c.line_at(4), 3);
+    }
+}

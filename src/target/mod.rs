@@ -1,0 +1,9 @@
+//! Finding what an operation targets, on the current bytes: the workspace, checked paths,
+//! file snapshots, and exact text (with the diagnostics of a miss).
+
+pub mod diagnose;
+pub mod lines;
+pub mod path;
+pub mod snapshot;
+pub mod text;
+pub mod workspace;

@@ -1,0 +1,205 @@
+//! Turning a path the caller wrote into a checked path inside the workspace.
+//!
+//! Refused with `path_refused`: empty, absolute and `..` paths, anything under `.git/` (or the
+//! plain-directory state folder), paths outside the root, and parents that are symlinks leaving
+//! the root. The final component is checked when the file is read or created.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Code, Error, Result};
+use crate::plan::{PathBase, PathSpec};
+use crate::target::workspace::{PLAIN_STATE_DIR, Workspace};
+
+/// A checked path inside the workspace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetPath {
+    /// Normalised root-relative path, `/`-separated: how the path is reported.
+    pub rel: String,
+    /// Absolute path used for I/O.
+    pub abs: PathBuf,
+    /// Root-relative path with in-root symlinked parents resolved: two spellings of one file
+    /// share one key (and so one lock).
+    pub key: String,
+}
+
+fn refused(spec: &PathSpec, reason: &'static str, why: &str) -> Error {
+    Error::new(
+        Code::PathRefused,
+        format!("path `{}` is refused: {why}", spec.raw),
+    )
+    .detail("path", spec.raw.as_str())
+    .detail("reason", reason)
+}
+
+/// Resolves and checks a path from a plan or the command line.
+pub fn resolve(ws: &Workspace, spec: &PathSpec) -> Result<TargetPath> {
+    let raw = spec.raw.as_str();
+    if raw.is_empty() || raw.contains('\0') {
+        return Err(refused(spec, "empty", "a file path is required"));
+    }
+    if raw.starts_with('/') || raw.starts_with('\\') {
+        return Err(refused(
+            spec,
+            "absolute",
+            "absolute paths are not allowed; name it relative to the repository root",
+        ));
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    let prefix = match spec.base {
+        PathBase::Root => String::new(),
+        PathBase::Cwd => ws.cwd_prefix().ok_or_else(|| {
+            refused(
+                spec,
+                "outside_root",
+                "the current directory is outside the work tree",
+            )
+        })?,
+    };
+    parts.extend(prefix.split('/').filter(|p| !p.is_empty()));
+    for part in raw.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                return Err(refused(
+                    spec,
+                    "parent_segment",
+                    "`..` segments are not allowed",
+                ));
+            }
+            part => parts.push(part),
+        }
+    }
+    if parts.is_empty() {
+        return Err(refused(
+            spec,
+            "empty",
+            "the path names the root directory, not a file",
+        ));
+    }
+    check_components(ws, spec, &parts)?;
+    let rel = parts.join("/");
+    let abs = ws.root.join(&rel);
+    let key = canonical_key(ws, spec, &parts)?.unwrap_or_else(|| rel.clone());
+    Ok(TargetPath { rel, abs, key })
+}
+
+fn check_components(ws: &Workspace, spec: &PathSpec, parts: &[&str]) -> Result<()> {
+    if parts.iter().any(|p| p.eq_ignore_ascii_case(".git")) {
+        return Err(refused(spec, "git_dir", "paths into .git/ are not allowed"));
+    }
+    if ws.repo.is_none() && parts[0] == PLAIN_STATE_DIR {
+        return Err(refused(
+            spec,
+            "state_dir",
+            "the tool's own state folder is not editable",
+        ));
+    }
+    Ok(())
+}
+
+/// Walks the parents; a symlinked parent must stay inside the root. Returns the canonical key
+/// when a parent was a symlink.
+fn canonical_key(ws: &Workspace, spec: &PathSpec, parts: &[&str]) -> Result<Option<String>> {
+    let (name, parents) = parts.split_last().unwrap_or((&"", &[]));
+    let mut current = ws.root.clone();
+    let mut resolved = false;
+    for part in parents {
+        current.push(part);
+        let Ok(meta) = std::fs::symlink_metadata(&current) else {
+            break;
+        };
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        let target = std::fs::canonicalize(&current).map_err(|_| {
+            refused(
+                spec,
+                "symlinked_parent",
+                "a parent directory is a dangling symlink",
+            )
+        })?;
+        if !ws.contains(&target) {
+            return Err(refused(
+                spec,
+                "symlinked_parent",
+                "a parent directory is a symlink leaving the repository",
+            ));
+        }
+        current = target;
+        resolved = true;
+    }
+    if !resolved {
+        return Ok(None);
+    }
+    let rel = relative(&ws.root, &current.join(name)).ok_or_else(|| {
+        refused(
+            spec,
+            "symlinked_parent",
+            "a parent directory is not valid UTF-8",
+        )
+    })?;
+    let canonical_parts: Vec<&str> = rel.split('/').collect();
+    check_components(ws, spec, &canonical_parts)?;
+    Ok(Some(rel))
+}
+
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let parts: Option<Vec<&str>> = rel.iter().map(|p| p.to_str()).collect();
+    Some(parts?.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws() -> Workspace {
+        Workspace {
+            root: PathBuf::from("/nonexistent/root"),
+            cwd: PathBuf::from("/nonexistent/root/sub"),
+            state_dir: PathBuf::from("/nonexistent/root/.git/identedit"),
+            repo: None,
+        }
+    }
+
+    fn check(raw: &str, base: PathBase) -> std::result::Result<String, String> {
+        let spec = PathSpec {
+            raw: raw.into(),
+            base,
+        };
+        resolve(&ws(), &spec)
+            .map(|t| t.rel)
+            .map_err(|e| e.details["reason"].to_string())
+    }
+
+    #[test]
+    fn normalises_and_refuses() {
+        assert_eq!(
+            check("a/./b//c.txt", PathBase::Root),
+            Ok("a/b/c.txt".into())
+        );
+        assert_eq!(check("c.txt", PathBase::Cwd), Ok("sub/c.txt".into()));
+        assert_eq!(
+            check("/etc/passwd", PathBase::Root),
+            Err("\"absolute\"".into())
+        );
+        assert_eq!(
+            check("a/../b", PathBase::Root),
+            Err("\"parent_segment\"".into())
+        );
+        assert_eq!(
+            check(".git/config", PathBase::Root),
+            Err("\"git_dir\"".into())
+        );
+        assert_eq!(
+            check("x/.GIT/config", PathBase::Root),
+            Err("\"git_dir\"".into())
+        );
+        assert_eq!(
+            check(".identedit/x", PathBase::Root),
+            Err("\"state_dir\"".into())
+        );
+        assert_eq!(check("", PathBase::Root), Err("\"empty\"".into()));
+        assert_eq!(check(".", PathBase::Root), Err("\"empty\"".into()));
+    }
+}

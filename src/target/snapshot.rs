@@ -1,0 +1,114 @@
+//! Reading a target file as the engine sees it: a regular, UTF-8, NUL-free file, its bytes,
+//! digest and permissions. Also the checks for a file that is about to be created or deleted.
+
+use std::fs::{self, Metadata};
+use std::io::ErrorKind;
+use std::sync::Arc;
+
+use crate::error::{Code, Error, Result};
+use crate::plan::Digest;
+use crate::target::path::TargetPath;
+
+/// A file's content as read, with what is needed to write it back faithfully.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub bytes: Arc<Vec<u8>>,
+    pub digest: Digest,
+    /// Permission bits to give the replacement file.
+    pub permissions: fs::Permissions,
+}
+
+impl Snapshot {
+    /// The content as text; the snapshot was checked to be UTF-8 when read.
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(&self.bytes).unwrap_or_default()
+    }
+}
+
+fn unsupported(path: &TargetPath, reason: &'static str, why: &str) -> Error {
+    Error::new(Code::FileUnsupported, format!("{} {why}", path.rel))
+        .detail("path", path.rel.as_str())
+        .detail("reason", reason)
+}
+
+/// The metadata of an existing target, refusing symlinks, directories and special files.
+fn existing_file(path: &TargetPath) -> Result<Metadata> {
+    let meta = match fs::symlink_metadata(&path.abs) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == ErrorKind::NotFound || e.kind() == ErrorKind::NotADirectory => {
+            return Err(Error::new(Code::InputNotFound, format!("{} does not exist", path.rel))
+                .detail("path", path.rel.as_str())
+                .hint("Check the path (it is relative to the repository root in a plan), or create the file with `creates`."));
+        }
+        Err(e) => return Err(Error::io(&path.rel, &e).detail("path", path.rel.as_str())),
+    };
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        return Err(Error::new(
+            Code::PathRefused,
+            format!("{} is a symlink; edit the file it points to", path.rel),
+        )
+        .detail("path", path.rel.as_str())
+        .detail("reason", "symlink"));
+    }
+    if kind.is_dir() {
+        return Err(unsupported(path, "directory", "is a directory, not a file"));
+    }
+    if !kind.is_file() {
+        return Err(unsupported(path, "special_file", "is not a regular file"));
+    }
+    Ok(meta)
+}
+
+/// Reads a file to edit: it must be a regular, UTF-8 file without NUL bytes.
+pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
+    let meta = existing_file(path)?;
+    let bytes = fs::read(&path.abs)
+        .map_err(|e| Error::io(&path.rel, &e).detail("path", path.rel.as_str()))?;
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        return Err(
+            unsupported(path, "binary", "is binary (it contains a NUL byte)").detail("offset", at),
+        );
+    }
+    if let Err(e) = std::str::from_utf8(&bytes) {
+        return Err(
+            unsupported(path, "not_utf8", "is not valid UTF-8").detail("offset", e.valid_up_to())
+        );
+    }
+    Ok(Snapshot {
+        digest: Digest::of(&bytes),
+        bytes: Arc::new(bytes),
+        permissions: meta.permissions(),
+    })
+}
+
+/// Reads a file to delete: any regular file (its bytes are the pre-image).
+pub fn read_any(path: &TargetPath) -> Result<Snapshot> {
+    let meta = existing_file(path)?;
+    let bytes = fs::read(&path.abs)
+        .map_err(|e| Error::io(&path.rel, &e).detail("path", path.rel.as_str()))?;
+    Ok(Snapshot {
+        digest: Digest::of(&bytes),
+        bytes: Arc::new(bytes),
+        permissions: meta.permissions(),
+    })
+}
+
+/// Checks that a file to create does not exist (not even as a dangling symlink) and that
+/// its nearest existing ancestor is a directory.
+pub fn check_absent(path: &TargetPath) -> Result<()> {
+    match fs::symlink_metadata(&path.abs) {
+        Ok(_) => Err(
+            Error::new(Code::TargetExists, format!("{} already exists", path.rel))
+                .detail("path", path.rel.as_str())
+                .hint("Edit the existing file with `edits` instead of `creates`."),
+        ),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) if e.kind() == ErrorKind::NotADirectory => Err(unsupported(
+            path,
+            "parent_not_directory",
+            "cannot be created: a parent is a file",
+        )),
+        Err(e) => Err(Error::io(&path.rel, &e).detail("path", path.rel.as_str())),
+    }
+}

@@ -1,0 +1,74 @@
+//! The workspace an invocation works in: its root, the caller's directory inside it, and the
+//! private state directory (locks, crash journal).
+//!
+//! Inside a git repository the root is the work tree and state lives in
+//! `<git-dir>/identedit/`; elsewhere the root is the current directory and state lives in a
+//! hidden `.identedit/` folder at its root.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::git;
+
+/// Name of the state folder in a plain (non-git) directory.
+pub const PLAIN_STATE_DIR: &str = ".identedit";
+
+#[derive(Clone, Debug)]
+pub struct Workspace {
+    /// Canonical root; every path the tool touches lies below it.
+    pub root: PathBuf,
+    /// Canonical current directory, relative to which command-line paths are read.
+    pub cwd: PathBuf,
+    /// Where locks and the crash journal live.
+    pub state_dir: PathBuf,
+    /// The repository, when there is one.
+    pub repo: Option<git::Repo>,
+}
+
+impl Workspace {
+    /// Discovers the workspace of the current directory.
+    pub fn discover() -> Result<Self> {
+        let cwd = std::env::current_dir()
+            .and_then(std::fs::canonicalize)
+            .map_err(|e| Error::io("the current directory", &e))?;
+        Ok(Self::at(cwd))
+    }
+
+    /// The workspace of a canonical directory.
+    pub fn at(cwd: PathBuf) -> Self {
+        match git::discover(&cwd) {
+            Some(repo) => Self {
+                root: repo.workdir.clone(),
+                state_dir: repo.git_dir.join("identedit"),
+                cwd,
+                repo: Some(repo),
+            },
+            None => Self {
+                root: cwd.clone(),
+                state_dir: cwd.join(PLAIN_STATE_DIR),
+                cwd,
+                repo: None,
+            },
+        }
+    }
+
+    /// The current directory relative to the root (`""` at the root), `/`-separated.
+    pub fn cwd_prefix(&self) -> Option<String> {
+        let rel = self.cwd.strip_prefix(&self.root).ok()?;
+        let parts: Option<Vec<&str>> = rel.iter().map(|p| p.to_str()).collect();
+        Some(parts?.join("/"))
+    }
+
+    /// Whether `path` (canonical) lies at or below the root.
+    pub fn contains(&self, path: &Path) -> bool {
+        path.starts_with(&self.root)
+    }
+
+    pub fn journal_dir(&self) -> PathBuf {
+        self.state_dir.join("journal")
+    }
+
+    pub fn lock_dir(&self) -> PathBuf {
+        self.state_dir.join("locks")
+    }
+}

@@ -1,0 +1,70 @@
+//! What the engine decided to do to one file, proven against the bytes it read: the pre-image,
+//! the post-image and a report of every edit. The engine hands these to its caller so that a
+//! ledger can record them without reading a file again.
+
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::plan::Digest;
+use crate::target::path::TargetPath;
+use crate::target::snapshot::Snapshot;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Modified,
+    Created,
+    Deleted,
+    /// Every edit of the file left its bytes as they were: nothing to write.
+    Unchanged,
+}
+
+/// Lines an edit touched: `old` in the file as read, `new` in the result (1-based, inclusive;
+/// when the new text is empty, `new_end` is `new_start - 1`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LineSpan {
+    pub old_start: usize,
+    pub old_end: usize,
+    pub new_start: usize,
+    pub new_end: usize,
+}
+
+/// What one plan operation did to its file.
+#[derive(Clone, Debug)]
+pub struct EditReport {
+    /// Index of the operation in the plan.
+    pub op: usize,
+    /// JSON Pointer of the operation in its input (`/edits/0`).
+    pub pointer: String,
+    pub matched_by: &'static str,
+    pub spans: Vec<LineSpan>,
+}
+
+/// One file's validated change.
+#[derive(Clone, Debug)]
+pub struct FileChange {
+    pub path: TargetPath,
+    pub action: Action,
+    /// The file as read (absent for a created file).
+    pub before: Option<Snapshot>,
+    /// The bytes to publish (absent for a deleted file).
+    pub after: Option<Arc<Vec<u8>>>,
+    /// sha256 of `after` (of `before` when unchanged; absent when deleted).
+    pub after_digest: Option<Digest>,
+    pub edits: Vec<EditReport>,
+    /// Every replaced byte range: in the file as read, and where its new text landed.
+    pub ranges: Vec<(Range<usize>, Range<usize>)>,
+    /// Directories a created file needs, outermost first.
+    pub new_dirs: Vec<PathBuf>,
+}
+
+impl FileChange {
+    pub fn digest_before(&self) -> Option<Digest> {
+        self.before.as_ref().map(|s| s.digest)
+    }
+
+    pub fn digest_after(&self) -> Option<Digest> {
+        self.after_digest
+    }
+}

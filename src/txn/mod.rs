@@ -1,0 +1,78 @@
+//! The one transaction engine: every plan, whatever its front-end, is applied here.
+//!
+//! `preflight (no lock) → lock every file in stable order → roll back dead journals that name
+//! our files → re-read and, if anything moved, re-prove the whole plan → journal → stage →
+//! publish → commit`. A dry run stops after the preflight. The caller gets every pre-image and
+//! post-image back in the [`Outcome`].
+
+pub mod change;
+pub mod failpoint;
+pub mod journal;
+pub mod lock;
+pub mod prepare;
+pub mod publish;
+
+use crate::error::{Error, Result};
+use crate::plan::Plan;
+use crate::target::workspace::Workspace;
+use change::{Action, FileChange};
+use journal::Recovered;
+
+/// How to run a plan.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    pub dry_run: bool,
+}
+
+/// What a plan did (or, in a dry run, would do).
+#[derive(Debug)]
+pub struct Outcome {
+    pub dry_run: bool,
+    /// Every file the plan names, sorted by path.
+    pub files: Vec<FileChange>,
+    /// Interrupted transactions this run rolled back while holding the plan's locks.
+    pub recovered: Vec<Recovered>,
+}
+
+/// Proves and applies `plan` in `ws`, all or nothing.
+pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome> {
+    let files = prepare::prepare(ws, plan)?;
+    let writes = files.iter().any(|c| c.action != Action::Unchanged);
+    if options.dry_run || !writes {
+        return Ok(Outcome {
+            dry_run: options.dry_run,
+            files,
+            recovered: Vec::new(),
+        });
+    }
+    let keys: Vec<String> = files.iter().map(|c| c.path.key.clone()).collect();
+    let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let _locks = lock::acquire(&ws.lock_dir(), &key_refs, lock::timeout())?;
+    failpoint::hit("after_lock").map_err(|e| Error::io("failpoint", &e))?;
+    let recovered = journal::settle(&ws.journal_dir(), &keys);
+    let files = if unchanged_since(&files) {
+        files
+    } else {
+        prepare::prepare(ws, plan)?
+    };
+    let writes: Vec<&FileChange> = files
+        .iter()
+        .filter(|c| c.action != Action::Unchanged)
+        .collect();
+    if !writes.is_empty() {
+        publish::publish(&ws.journal_dir(), &writes, keys)?;
+    }
+    Ok(Outcome {
+        dry_run: false,
+        files,
+        recovered,
+    })
+}
+
+/// Whether every file still has the bytes (or the absence) the preflight saw.
+fn unchanged_since(files: &[FileChange]) -> bool {
+    files.iter().all(|c| match &c.before {
+        Some(before) => std::fs::read(&c.path.abs).is_ok_and(|now| now == *before.bytes),
+        None => std::fs::symlink_metadata(&c.path.abs).is_err(),
+    })
+}

@@ -1,0 +1,346 @@
+//! Preflight: resolve every path, group operations by file, read each file once, prove every
+//! precondition and compute every post-image. Writes nothing; the same function runs again
+//! under the locks when a file changed in between.
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::error::{Code, Error, Result};
+use crate::plan::splice::{self, Splice};
+use crate::plan::{Digest, Op, OpKind, Plan};
+use crate::target::lines::LineCounter;
+use crate::target::path::{self, TargetPath};
+use crate::target::snapshot::{self, Snapshot};
+use crate::target::text::{self, EditContext};
+use crate::target::workspace::Workspace;
+use crate::txn::change::{Action, EditReport, FileChange, LineSpan};
+
+/// Operations of one file, in plan order.
+struct Group {
+    path: TargetPath,
+    ops: Vec<usize>,
+}
+
+/// Validates the whole plan against the current files.
+pub fn prepare(ws: &Workspace, plan: &Plan) -> Result<Vec<FileChange>> {
+    let groups = group(ws, plan)?;
+    let mut changes = Vec::with_capacity(groups.len());
+    for g in &groups {
+        changes.push(prepare_file(plan, g)?);
+    }
+    refuse_hard_links(plan, &groups, &changes)?;
+    changes.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
+    Ok(changes)
+}
+
+fn group(ws: &Workspace, plan: &Plan) -> Result<Vec<Group>> {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    for (i, op) in plan.ops.iter().enumerate() {
+        let path = path::resolve(ws, &op.path).map_err(|e| {
+            e.at(&op.origin.label())
+                .detail("pointer", op.origin.pointer())
+        })?;
+        match by_key.get(&path.key) {
+            Some(&g) => groups[g].ops.push(i),
+            None => {
+                by_key.insert(path.key.clone(), groups.len());
+                groups.push(Group { path, ops: vec![i] });
+            }
+        }
+    }
+    for g in &groups {
+        let whole_file = g
+            .ops
+            .iter()
+            .find(|&&i| !matches!(plan.ops[i].kind, OpKind::Edit { .. }));
+        if let (Some(&lone), true) = (whole_file, g.ops.len() > 1) {
+            let other = g.ops.iter().copied().find(|&i| i != lone).unwrap_or(lone);
+            let why = "names the same file as";
+            let rule = "a file that is created or deleted takes no other operation";
+            return Err(conflict(
+                plan,
+                lone.min(other),
+                lone.max(other),
+                &g.path,
+                why,
+                rule,
+            ));
+        }
+    }
+    Ok(groups)
+}
+
+fn conflict(
+    plan: &Plan,
+    a: usize,
+    b: usize,
+    path: &TargetPath,
+    relation: &str,
+    rule: &str,
+) -> Error {
+    let (first, second) = (&plan.ops[a].origin, &plan.ops[b].origin);
+    Error::new(
+        Code::EditsOverlap,
+        format!(
+            "{} {relation} {} ({}): {rule}",
+            second.label(),
+            first.label(),
+            path.rel
+        ),
+    )
+    .detail("path", path.rel.as_str())
+    .detail("edits", vec![first.pointer(), second.pointer()])
+    .hint("Merge the operations into one, or split them into separate plans.")
+}
+
+fn prepare_file(plan: &Plan, g: &Group) -> Result<FileChange> {
+    let first = &plan.ops[g.ops[0]];
+    let located = |e: Error| {
+        e.at(&first.origin.label())
+            .detail("pointer", first.origin.pointer())
+    };
+    match &first.kind {
+        OpKind::Create { content } => {
+            snapshot::check_absent(&g.path).map_err(located)?;
+            let new_dirs = missing_dirs(&g.path).map_err(located)?;
+            let after = Arc::new(content.clone().into_bytes());
+            Ok(change(
+                g.path.clone(),
+                Action::Created,
+                None,
+                Some(after),
+                Vec::new(),
+                new_dirs,
+            ))
+        }
+        OpKind::Delete { expected } => {
+            let before = snapshot::read_any(&g.path).map_err(located)?;
+            check_expected(&before, *expected, &g.path, first).map_err(located)?;
+            Ok(change(
+                g.path.clone(),
+                Action::Deleted,
+                Some(before),
+                None,
+                Vec::new(),
+                Vec::new(),
+            ))
+        }
+        OpKind::Edit { .. } => prepare_edits(plan, g, located),
+    }
+}
+
+fn change(
+    path: TargetPath,
+    action: Action,
+    before: Option<Snapshot>,
+    after: Option<Arc<Vec<u8>>>,
+    edits: Vec<EditReport>,
+    new_dirs: Vec<PathBuf>,
+) -> FileChange {
+    let after_digest = match (&after, &before) {
+        (Some(bytes), _) => Some(Digest::of(bytes)),
+        (None, _) => None,
+    };
+    FileChange {
+        path,
+        action,
+        before,
+        after,
+        after_digest,
+        edits,
+        ranges: Vec::new(),
+        new_dirs,
+    }
+}
+
+fn prepare_edits(plan: &Plan, g: &Group, located: impl Fn(Error) -> Error) -> Result<FileChange> {
+    let before = snapshot::read_text(&g.path).map_err(located)?;
+    let text = before.text();
+    let mut splices: Vec<Splice> = Vec::new();
+    let mut matched: Vec<(usize, &'static str)> = Vec::new();
+    for &i in &g.ops {
+        let op = &plan.ops[i];
+        let OpKind::Edit { edit, expected } = &op.kind else {
+            continue;
+        };
+        let label = op.origin.label();
+        check_expected(&before, *expected, &g.path, op)
+            .map_err(|e| e.at(&label).detail("pointer", op.origin.pointer()))?;
+        let ctx = EditContext {
+            path: &g.path.rel,
+            label: &label,
+            op: i,
+            digest: before.digest,
+        };
+        let resolved = text::resolve(edit, text, &ctx)
+            .map_err(|e| e.detail("pointer", op.origin.pointer()))?;
+        matched.push((i, resolved.matched_by));
+        splices.extend(resolved.splices);
+    }
+    if let Err(overlap) = splice::order(&mut splices) {
+        return Err(overlap_error(plan, overlap.first, overlap.second, &g.path));
+    }
+    let after = splice::apply(&before.bytes, &splices);
+    let edits = reports(plan, &matched, &splices, &before.bytes, &after);
+    let ranges = splices
+        .iter()
+        .map(|s| s.range.clone())
+        .zip(splice::output_ranges(&splices))
+        .collect();
+    if after == *before.bytes {
+        let mut unchanged = change(
+            g.path.clone(),
+            Action::Unchanged,
+            Some(before),
+            None,
+            edits,
+            Vec::new(),
+        );
+        unchanged.after_digest = unchanged.digest_before();
+        return Ok(unchanged);
+    }
+    let mut modified = change(
+        g.path.clone(),
+        Action::Modified,
+        Some(before),
+        Some(Arc::new(after)),
+        edits,
+        Vec::new(),
+    );
+    modified.ranges = ranges;
+    Ok(modified)
+}
+
+fn overlap_error(plan: &Plan, a: usize, b: usize, path: &TargetPath) -> Error {
+    let (first, second) = (&plan.ops[a].origin, &plan.ops[b].origin);
+    Error::new(
+        Code::EditsOverlap,
+        format!(
+            "{} and {} change overlapping text in {}",
+            first.label(),
+            second.label(),
+            path.rel
+        ),
+    )
+    .detail("path", path.rel.as_str())
+    .detail("edits", vec![first.pointer(), second.pointer()])
+    .hint("Edits of one file all resolve against the file as read; merge the two into one edit.")
+}
+
+fn check_expected(
+    before: &Snapshot,
+    expected: Option<Digest>,
+    path: &TargetPath,
+    op: &Op,
+) -> Result<()> {
+    match expected {
+        Some(want) if want != before.digest => Err(Error::new(
+            Code::EvidenceChanged,
+            format!(
+                "{} changed since it was read: its sha256 is {}, the plan expected {}",
+                path.rel, before.digest, want
+            ),
+        )
+        .detail("path", path.rel.as_str())
+        .detail("expected_sha256", want.to_hex())
+        .detail("actual_sha256", before.digest.to_hex())
+        .detail("pointer", op.origin.pointer())
+        .hint("Re-read the file and rebuild the edit against its current content.")),
+        _ => Ok(()),
+    }
+}
+
+/// Line spans of every splice, grouped by the operation that produced it.
+fn reports(
+    plan: &Plan,
+    matched: &[(usize, &'static str)],
+    splices: &[Splice],
+    old: &[u8],
+    new: &[u8],
+) -> Vec<EditReport> {
+    let mut old_lines = LineCounter::new(old);
+    let mut new_lines = LineCounter::new(new);
+    let mut spans: HashMap<usize, Vec<LineSpan>> = HashMap::new();
+    for (s, out) in splices.iter().zip(splice::output_ranges(splices)) {
+        let old_start = old_lines.line_at(s.range.start);
+        let old_end = old_lines.last_line_of(s.range.start, s.range.end);
+        let new_start = new_lines.line_at(out.start);
+        let new_end = if out.is_empty() {
+            new_start.saturating_sub(1)
+        } else {
+            new_lines.last_line_of(out.start, out.end)
+        };
+        spans.entry(s.op).or_default().push(LineSpan {
+            old_start,
+            old_end,
+            new_start,
+            new_end,
+        });
+    }
+    matched
+        .iter()
+        .map(|&(op, matched_by)| EditReport {
+            op,
+            pointer: plan.ops[op].origin.pointer(),
+            matched_by,
+            spans: spans.remove(&op).unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// Ancestors of a file to create that do not exist yet, outermost first. The nearest existing
+/// one must be a directory.
+fn missing_dirs(path: &TargetPath) -> Result<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    let mut current = path.abs.parent();
+    while let Some(dir) = current {
+        match std::fs::symlink_metadata(dir) {
+            Ok(meta) if meta.is_dir() || std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) => break,
+            Ok(_) => {
+                return Err(Error::new(
+                    Code::FileUnsupported,
+                    format!(
+                        "{} cannot be created: a parent is not a directory",
+                        path.rel
+                    ),
+                )
+                .detail("path", path.rel.as_str())
+                .detail("reason", "parent_not_directory"));
+            }
+            Err(_) => dirs.push(dir.to_path_buf()),
+        }
+        current = dir.parent();
+    }
+    dirs.reverse();
+    Ok(dirs)
+}
+
+/// Two different paths of the plan naming one file through a hard link are refused.
+fn refuse_hard_links(plan: &Plan, groups: &[Group], changes: &[FileChange]) -> Result<()> {
+    let mut seen: HashMap<(u64, u64), usize> = HashMap::new();
+    for (index, (g, c)) in groups.iter().zip(changes).enumerate() {
+        if c.before.is_none() {
+            continue;
+        }
+        let Ok(meta) = std::fs::metadata(&c.path.abs) else {
+            continue;
+        };
+        if let Some(&other) = seen.get(&(meta.dev(), meta.ino())) {
+            let (a, b) = (groups[other].ops[0], g.ops[0]);
+            let rule = "one file is changed through one path";
+            return Err(conflict(
+                plan,
+                a.min(b),
+                a.max(b),
+                &c.path,
+                "names a hard link of the file of",
+                rule,
+            ));
+        }
+        seen.insert((meta.dev(), meta.ino()), index);
+    }
+    Ok(())
+}

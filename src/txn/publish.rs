@@ -1,0 +1,178 @@
+//! Publishing validated changes: journal → stage → back up → rename → fsync → commit.
+//!
+//! New content is staged in a temp file beside its target (same directory, so the rename is
+//! atomic), fsynced, given the old file's permissions and renamed over the target; created
+//! files are linked into place so an existing file is never replaced; parent directories are
+//! fsynced. Any failure rolls every file back and leaves no temp file.
+
+use std::collections::BTreeSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Code, Error, Result};
+use crate::txn::change::{Action, FileChange};
+use crate::txn::failpoint;
+use crate::txn::journal::{Entry, Journal, Record};
+
+/// Writes every change of `changes` (already validated under the locks), all or nothing.
+pub fn publish(journal_dir: &Path, changes: &[&FileChange], keys: Vec<String>) -> Result<()> {
+    let id = Journal::new_id();
+    let record = record(journal_dir, &id, changes, keys);
+    let journal = Journal::begin(journal_dir, record)
+        .map_err(|e| failed("writing the journal", &e, Vec::new()))?;
+    let steps = step("journaling", failpoint::hit("after_journal"))
+        .and_then(|()| write_all(journal_dir, &journal.record, changes));
+    match steps {
+        Ok(()) => journal
+            .commit()
+            .map_err(|e| Error::io("removing the journal", &e)),
+        Err((step, e)) => {
+            let restored = journal.roll_back();
+            let restored: Vec<_> = restored
+                .into_iter()
+                .map(|r| serde_json::json!({"path": r.path, "outcome": r.outcome}))
+                .collect();
+            Err(failed(step, &e, restored))
+        }
+    }
+}
+
+fn failed(step: &str, e: &std::io::Error, restored: Vec<serde_json::Value>) -> Error {
+    Error::new(
+        Code::ApplyFailed,
+        format!("{step} failed: {e}; every file was restored"),
+    )
+    .detail("step", step)
+    .detail("io_error", e.to_string())
+    .detail("files", restored)
+}
+
+fn record(journal_dir: &Path, id: &str, changes: &[&FileChange], keys: Vec<String>) -> Record {
+    let backups = Journal::backup_dir(journal_dir, id);
+    let entries = changes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Entry {
+            rel: c.path.rel.clone(),
+            target: c.path.abs.clone(),
+            tmp: c.after.as_ref().map(|_| temp_path(&c.path.abs, id)),
+            backup: c.before.as_ref().map(|_| backups.join(i.to_string())),
+            action: c.action,
+            before: c.digest_before().map(|d| d.to_hex()),
+            after: c.digest_after().map(|d| d.to_hex()),
+        })
+        .collect();
+    let new_dirs = changes
+        .iter()
+        .flat_map(|c| c.new_dirs.iter().cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    Record {
+        version: 1,
+        id: id.to_owned(),
+        pid: std::process::id(),
+        keys,
+        new_dirs,
+        entries,
+    }
+}
+
+/// `.NAME.identedit-ID.tmp` beside the target.
+fn temp_path(target: &Path, id: &str) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    target.with_file_name(format!(".{name}.identedit-{id}.tmp"))
+}
+
+type StepResult = std::result::Result<(), (&'static str, std::io::Error)>;
+
+fn step(name: &'static str, result: std::io::Result<()>) -> StepResult {
+    result.map_err(|e| (name, e))
+}
+
+fn write_all(journal_dir: &Path, record: &Record, changes: &[&FileChange]) -> StepResult {
+    step("creating directories", create_dirs(&record.new_dirs))?;
+    for (entry, change) in record.entries.iter().zip(changes) {
+        step("staging", stage(entry, change))?;
+    }
+    step("staging", failpoint::hit("after_stage"))?;
+    step("backing up", back_up(journal_dir, record))?;
+    step("backing up", failpoint::hit("after_backup"))?;
+    for (i, entry) in record.entries.iter().enumerate() {
+        step("publishing", swap(entry))?;
+        if i == 0 {
+            step("publishing", failpoint::hit("after_first_rename"))?;
+        }
+    }
+    let parents: BTreeSet<&Path> = record
+        .entries
+        .iter()
+        .filter_map(|e| e.target.parent())
+        .collect();
+    for dir in parents {
+        step("syncing directories", sync_dir(dir))?;
+    }
+    step("publishing", failpoint::hit("after_publish"))
+}
+
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+fn create_dirs(dirs: &[PathBuf]) -> std::io::Result<()> {
+    for dir in dirs {
+        match fs::create_dir(dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
+    let (Some(tmp), Some(bytes)) = (&entry.tmp, &change.after) else {
+        return Ok(());
+    };
+    let mut file = OpenOptions::new().write(true).create_new(true).open(tmp)?;
+    file.write_all(bytes)?;
+    if let Some(before) = &change.before {
+        file.set_permissions(before.permissions.clone())?;
+    }
+    file.sync_all()
+}
+
+/// Keeps every pre-image alive in the journal folder: a hard link, or a copy across devices.
+fn back_up(journal_dir: &Path, record: &Record) -> std::io::Result<()> {
+    let dir = Journal::backup_dir(journal_dir, &record.id);
+    let mut made = false;
+    for entry in &record.entries {
+        let Some(backup) = &entry.backup else {
+            continue;
+        };
+        if !made {
+            fs::create_dir_all(&dir)?;
+            made = true;
+        }
+        if fs::hard_link(&entry.target, backup).is_err() {
+            fs::copy(&entry.target, backup)?;
+            File::open(backup)?.sync_all()?;
+        }
+    }
+    if made { sync_dir(&dir) } else { Ok(()) }
+}
+
+fn swap(entry: &Entry) -> std::io::Result<()> {
+    match (entry.action, &entry.tmp) {
+        (Action::Modified, Some(tmp)) => fs::rename(tmp, &entry.target),
+        (Action::Created, Some(tmp)) => {
+            fs::hard_link(tmp, &entry.target)?;
+            fs::remove_file(tmp)
+        }
+        (Action::Deleted, _) => fs::remove_file(&entry.target),
+        _ => Ok(()),
+    }
+}
