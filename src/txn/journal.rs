@@ -224,6 +224,16 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
     }
 }
 
+/// A journal still being written (before its rename, nothing is staged yet) is only garbage
+/// once it is old: its owner may not have locked it yet.
+fn is_stale(path: &Path) -> bool {
+    let age = fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok());
+    age.is_some_and(|a| a > std::time::Duration::from_secs(60))
+}
+
 /// Rolls back every journal left by a dead process. Costs one `readdir` when there is none.
 pub fn recover(dir: &Path) -> Vec<Recovered> {
     let mut out = Vec::new();
@@ -237,16 +247,8 @@ pub fn recover(dir: &Path) -> Vec<Recovered> {
             if let Some((lock, record)) = claim(path, false) {
                 out.push(recover_one(dir, path, lock, record));
             }
-        } else if name.ends_with(".journal.tmp") {
-            if let Some(file) = OpenOptions::new()
-                .write(true)
-                .open(path)
-                .ok()
-                .filter(|f| f.try_lock().is_ok())
-            {
-                let _ = fs::remove_file(path);
-                drop(file);
-            }
+        } else if name.ends_with(".journal.tmp") && is_stale(path) {
+            let _ = fs::remove_file(path);
         } else if let Some(id) = name.strip_suffix(".d") {
             let live = dir.join(format!("{id}.journal")).exists()
                 || dir.join(format!("{id}.journal.tmp")).exists();

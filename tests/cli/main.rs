@@ -1,1 +1,25 @@
+//! End-to-end tests: the real binary in temp git repositories.
 
+mod apply;
+mod common;
+mod concurrency;
+mod crash;
+mod edit;
+mod output;
+mod scenarios;
+mod scope;
+
+#[test]
+fn no_forgotten_test_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli");
+    let main = std::fs::read_to_string(dir.join("main.rs")).expect("main.rs");
+    for entry in std::fs::read_dir(&dir).expect("tests/cli").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(module) = name.strip_suffix(".rs").filter(|m| *m != "main") {
+            assert!(
+                main.contains(&format!("mod {module};")),
+                "tests/cli/{name} is not declared in main.rs"
+            );
+        }
+    }
+}

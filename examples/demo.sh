@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds git-identedit and runs it on the bundled example: a copy of examples/calc in a fresh
+# git repository, a dry run with its diff, the real apply, then the resulting `git status`.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cargo build --release --quiet --manifest-path "$here/Cargo.toml"
+export PATH="$here/target/release:$PATH"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -R "$here/examples/calc/." "$work/"
+cd "$work"
+git init -q -b main
+git -c user.name=demo -c user.email=demo@example.invalid add -A
+git -c user.name=demo -c user.email=demo@example.invalid commit -q -m "calc with a bug"
+echo "== git identedit apply plan.json --dry-run --diff"
+git identedit apply plan.json --dry-run --diff --format text
+echo "== git identedit apply plan.json"
+git identedit apply plan.json --format text
+echo "== a second, single edit with the agent-edit form"
+git identedit edit src/Calc.php --find='int $b): int' --replace='int $b = 0): int' --format text
+echo "== git status --short"
+git status --short
