@@ -1,9 +1,11 @@
 //! `git-identedit`: parses the command line, runs it, prints the result, exits with its code.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 
 use clap::Parser;
 use git_identedit::cli::{self, Cli, output};
+use git_identedit::error::Error;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -11,6 +13,21 @@ fn main() -> ExitCode {
         Err(error) => return ExitCode::from(output::clap_error(error)),
     };
     let format = output::resolve_format(&cli);
-    let (result, recovered) = cli::run(&cli);
+    // A bug must still answer with one document (code `failed`), not a backtrace.
+    std::panic::set_hook(Box::new(|_| {}));
+    let (result, recovered) =
+        catch_unwind(AssertUnwindSafe(|| cli::run(&cli))).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned());
+            (
+                Err(Error::internal(format!(
+                    "internal error: {}",
+                    what.unwrap_or_default()
+                ))),
+                Vec::new(),
+            )
+        });
     ExitCode::from(output::emit(cli.command.name(), format, result, &recovered))
 }

@@ -281,4 +281,21 @@ mod tests {
             matches!(&plan.ops[0].kind, OpKind::Edit { edit, .. } if edit.select == Occurrence::Nth(2))
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_arbitrary_input(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+            let _ = parse(&bytes);
+        }
+
+        #[test]
+        fn never_panics_on_plan_shaped_input(
+            keys in proptest::collection::vec("(type|contract_version|edits|creates|deletes|path|find|replace|occurrence|all|op|x)", 0..6),
+            values in proptest::collection::vec(r#"("source_edit_plan"|"1.0"|1|-1|0|true|null|\[\]|\{\}|"a")"#, 0..6),
+        ) {
+            let body: Vec<String> = keys.iter().zip(&values).map(|(k, v)| format!(r#""{k}":{v}"#)).collect();
+            let doc = format!(r#"{{"type":"source_edit_plan","contract_version":"1.0","edits":[{{{}}}]}}"#, body.join(","));
+            let _ = parse(doc.as_bytes());
+        }
+    }
 }

@@ -69,10 +69,30 @@ pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome>
     })
 }
 
-/// Whether every file still has the bytes (or the absence) the preflight saw.
+/// Whether every file still has the bytes (or the absence) the preflight saw. Compares in
+/// chunks, so a large file is not held twice more in memory.
 fn unchanged_since(files: &[FileChange]) -> bool {
     files.iter().all(|c| match &c.before {
-        Some(before) => std::fs::read(&c.path.abs).is_ok_and(|now| now == *before.bytes),
+        Some(before) => same_content(&c.path.abs, &before.bytes),
         None => std::fs::symlink_metadata(&c.path.abs).is_err(),
     })
 }
+
+fn same_content(path: &std::path::Path, expected: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut buf = vec![0u8; 1 << 16];
+    let mut seen = 0;
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return seen == expected.len(),
+            Ok(n) if expected.get(seen..seen + n) == Some(&buf[..n]) => seen += n,
+            Ok(_) | Err(_) => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

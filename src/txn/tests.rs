@@ -1,0 +1,138 @@
+//! Property test of the whole transaction against a naive model: random files, random edits
+//! cut from the files themselves (so some are ambiguous and some overlap). Either the engine
+//! refuses and every file is untouched, or every file equals the model's result; never a temp
+//! file or a journal left behind.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use crate::plan::{Occurrence, Op, OpKind, Origin, PathBase, PathSpec, Plan, TextEdit};
+use crate::target::workspace::Workspace;
+use crate::txn::{Options, execute};
+
+#[derive(Debug, Clone)]
+struct Case {
+    files: Vec<String>,
+    /// (file index, start, length, replacement)
+    edits: Vec<(usize, usize, usize, String)>,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let files = prop::collection::vec("[a-e\\n]{4,40}", 1..4);
+    let edits = prop::collection::vec((0usize..4, 0usize..40, 2usize..7, "[xy\\n]{0,4}"), 1..5);
+    (files, edits).prop_map(|(files, raw)| {
+        let edits = raw
+            .into_iter()
+            .map(|(f, start, len, new)| {
+                let f = f % files.len();
+                let start = start % files[f].len();
+                let len = len.min(files[f].len() - start);
+                (f, start, len, new)
+            })
+            .collect();
+        Case { files, edits }
+    })
+}
+
+/// What the engine must do: `None` for a refusal, else every file's new content.
+fn model(case: &Case) -> Option<Vec<String>> {
+    let mut ranges: Vec<Vec<(usize, usize, String)>> = vec![Vec::new(); case.files.len()];
+    for (f, start, len, new) in &case.edits {
+        let text = &case.files[*f];
+        let find = &text[*start..start + len];
+        let count = (0..=text.len() - find.len())
+            .filter(|&i| text[i..].starts_with(find))
+            .count();
+        if count != 1 {
+            return None;
+        }
+        let at = text.find(find)?;
+        ranges[*f].push((at, at + len, new.clone()));
+    }
+    let mut out = Vec::new();
+    for (f, mut list) in ranges.into_iter().enumerate() {
+        list.sort();
+        if list.windows(2).any(|w| w[1].0 < w[0].1) {
+            return None;
+        }
+        let mut text = case.files[f].clone();
+        for (start, end, new) in list.iter().rev() {
+            text.replace_range(*start..*end, new);
+        }
+        out.push(text);
+    }
+    Some(out)
+}
+
+fn plan(case: &Case) -> Plan {
+    let ops = case
+        .edits
+        .iter()
+        .enumerate()
+        .map(|(i, (f, start, len, new))| Op {
+            path: PathSpec {
+                raw: format!("f{f}.txt"),
+                base: PathBase::Root,
+            },
+            origin: Origin {
+                list: "edits",
+                index: i,
+            },
+            kind: OpKind::Edit {
+                edit: TextEdit {
+                    find: case.files[*f][*start..start + len].to_owned(),
+                    replace: new.clone(),
+                    select: Occurrence::Unique,
+                },
+                expected: None,
+            },
+        })
+        .collect();
+    Plan {
+        ops,
+        dialect: "test",
+        ..Plan::default()
+    }
+}
+
+fn tree(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name != ".identedit" {
+            out.insert(name, std::fs::read(entry.path()).unwrap_or_default());
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn the_engine_matches_the_model(case in case()) {
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        for (i, text) in case.files.iter().enumerate() {
+            std::fs::write(dir.path().join(format!("f{i}.txt")), text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        }
+        let before = tree(dir.path());
+        let ws = Workspace::at(std::fs::canonicalize(dir.path()).map_err(|e| TestCaseError::fail(e.to_string()))?);
+        let result = execute(&ws, &plan(&case), Options::default());
+        match model(&case) {
+            None => {
+                prop_assert!(result.is_err(), "the model refuses but the engine applied");
+                prop_assert_eq!(tree(dir.path()), before);
+            }
+            Some(expected) => {
+                prop_assert!(result.is_ok(), "the engine refused: {:?}", result.err());
+                for (i, text) in expected.iter().enumerate() {
+                    let now = std::fs::read_to_string(dir.path().join(format!("f{i}.txt"))).unwrap_or_default();
+                    prop_assert_eq!(&now, text);
+                }
+            }
+        }
+        prop_assert!(tree(dir.path()).keys().all(|k| !k.contains(".identedit-")));
+        let journal = ws.journal_dir();
+        prop_assert!(std::fs::read_dir(journal).map(|d| d.count()).unwrap_or(0) == 0);
+    }
+}
