@@ -1,6 +1,6 @@
 //! `apply PLAN|-`: compile the input into a plan and apply it, all or nothing.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 
 use clap::Args;
 
@@ -12,9 +12,8 @@ use crate::txn::{self, journal::Recovered};
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
-    /// Plan file, or `-` for stdin (the default).
-    #[arg(default_value = "-")]
-    pub input: String,
+    /// Plan file, or `-` for stdin (the default when stdin is not a terminal).
+    pub input: Option<String>,
     /// Prove everything, write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -27,7 +26,15 @@ pub struct ApplyArgs {
 }
 
 pub fn run(ws: &Workspace, args: &ApplyArgs) -> Result<(Report, Vec<Recovered>)> {
-    let input = read_input(ws, &args.input)?;
+    let input = match args.input.as_deref() {
+        Some(path) => read_input(ws, path)?,
+        None if std::io::stdin().is_terminal() => {
+            return Err(super::usage_error(
+                "give a plan file, or `-` and the plan on stdin",
+            ));
+        }
+        None => read_input(ws, "-")?,
+    };
     let mut plan = formats::compile(&input)?;
     if let Some(task) = &args.task {
         plan.label = Some(task.clone());

@@ -38,7 +38,7 @@ pub struct PathSpec {
 
 /// Plan documents name paths from the workspace root; command-line paths from the shell's
 /// current directory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PathBase {
     Root,
     Cwd,

@@ -67,15 +67,20 @@ pub fn output_ranges(splices: &[Splice]) -> Vec<Range<usize>> {
 
 /// The splices that turn the output of [`apply`] back into `original`.
 pub fn invert(original: &[u8], splices: &[Splice]) -> Vec<Splice> {
-    splices
-        .iter()
-        .zip(output_ranges(splices))
-        .map(|(s, range)| Splice {
-            range,
-            text: String::from_utf8_lossy(&original[s.range.clone()]).into_owned(),
-            op: s.op,
-        })
-        .collect()
+    let mut out: Vec<Splice> = Vec::with_capacity(splices.len());
+    for (s, range) in splices.iter().zip(output_ranges(splices)) {
+        let old = String::from_utf8_lossy(&original[s.range.clone()]);
+        match out.last_mut() {
+            // Adjacent splices land next to each other: undo them as one, so that two
+            // deletions side by side do not become two insertions at one point.
+            Some(prev) if prev.range.end == range.start => {
+                prev.range.end = range.end;
+                prev.text.push_str(&old);
+            }
+            _ => out.push(Splice { range, text: old.into_owned(), op: s.op }),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! plain-directory state folder), paths outside the root, and parents that are symlinks leaving
 //! the root. The final component is checked when the file is read or created.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Code, Error, Result};
@@ -33,6 +34,16 @@ fn refused(spec: &PathSpec, reason: &'static str, why: &str) -> Error {
 
 /// Resolves and checks a path from a plan or the command line.
 pub fn resolve(ws: &Workspace, spec: &PathSpec) -> Result<TargetPath> {
+    resolve_with(ws, spec, &mut HashSet::new())
+}
+
+/// [`resolve`], remembering directories already seen to be real (not symlinked) directories,
+/// so a plan of many files in few folders checks each folder once.
+pub fn resolve_with(
+    ws: &Workspace,
+    spec: &PathSpec,
+    real_dirs: &mut HashSet<PathBuf>,
+) -> Result<TargetPath> {
     let raw = spec.raw.as_str();
     if raw.is_empty() || raw.contains('\0') {
         return Err(refused(spec, "empty", "a file path is required"));
@@ -79,7 +90,7 @@ pub fn resolve(ws: &Workspace, spec: &PathSpec) -> Result<TargetPath> {
     check_components(ws, spec, &parts)?;
     let rel = parts.join("/");
     let abs = ws.root.join(&rel);
-    let key = canonical_key(ws, spec, &parts)?.unwrap_or_else(|| rel.clone());
+    let key = canonical_key(ws, spec, &parts, real_dirs)?.unwrap_or_else(|| rel.clone());
     Ok(TargetPath { rel, abs, key })
 }
 
@@ -99,16 +110,27 @@ fn check_components(ws: &Workspace, spec: &PathSpec, parts: &[&str]) -> Result<(
 
 /// Walks the parents; a symlinked parent must stay inside the root. Returns the canonical key
 /// when a parent was a symlink.
-fn canonical_key(ws: &Workspace, spec: &PathSpec, parts: &[&str]) -> Result<Option<String>> {
+fn canonical_key(
+    ws: &Workspace,
+    spec: &PathSpec,
+    parts: &[&str],
+    real_dirs: &mut HashSet<PathBuf>,
+) -> Result<Option<String>> {
     let (name, parents) = parts.split_last().unwrap_or((&"", &[]));
     let mut current = ws.root.clone();
     let mut resolved = false;
     for part in parents {
         current.push(part);
+        if real_dirs.contains(&current) {
+            continue;
+        }
         let Ok(meta) = std::fs::symlink_metadata(&current) else {
             break;
         };
         if !meta.file_type().is_symlink() {
+            if meta.is_dir() {
+                real_dirs.insert(current.clone());
+            }
             continue;
         }
         let target = std::fs::canonicalize(&current).map_err(|_| {

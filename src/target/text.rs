@@ -19,6 +19,8 @@ pub struct EditContext<'a> {
     /// Position of the operation in the plan; stored on its splices.
     pub op: usize,
     pub digest: Digest,
+    /// The file's line-ending style, judged once per file and shared by its edits.
+    pub endings: &'a std::cell::OnceCell<Endings>,
 }
 
 /// The splices one edit resolved to, and how it matched.
@@ -31,8 +33,7 @@ pub struct Resolved {
 
 /// Resolves `edit` against `text` (the file as read).
 pub fn resolve(edit: &TextEdit, text: &str, ctx: &EditContext<'_>) -> Result<Resolved> {
-    let mut endings = None;
-    let mut endings_of = || *endings.get_or_insert_with(|| Endings::of(text));
+    let endings_of = || *ctx.endings.get_or_init(|| Endings::of(text));
     let mut find = edit.find.as_str();
     let mut matched_by = "exact";
     let mut starts = match_starts(text, find);
@@ -192,6 +193,7 @@ mod tests {
             label: "edits[0]",
             op: 0,
             digest: Digest::of(b""),
+            endings: Box::leak(Box::default()),
         }
     }
 

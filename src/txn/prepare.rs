@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::error::{Code, Error, Result};
 use crate::plan::splice::{self, Splice};
-use crate::plan::{Digest, Op, OpKind, Plan};
+use crate::plan::{Digest, Op, OpKind, PathBase, Plan};
 use crate::target::lines::LineCounter;
 use crate::target::path::{self, TargetPath};
 use crate::target::snapshot::{self, Snapshot};
@@ -38,11 +38,21 @@ pub fn prepare(ws: &Workspace, plan: &Plan) -> Result<Vec<FileChange>> {
 fn group(ws: &Workspace, plan: &Plan) -> Result<Vec<Group>> {
     let mut groups: Vec<Group> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut resolved: HashMap<(&str, PathBase), TargetPath> = HashMap::new();
+    let mut real_dirs = std::collections::HashSet::new();
     for (i, op) in plan.ops.iter().enumerate() {
-        let path = path::resolve(ws, &op.path).map_err(|e| {
-            e.at(&op.origin.label())
-                .detail("pointer", op.origin.pointer())
-        })?;
+        let cache_key = (op.path.raw.as_str(), op.path.base);
+        let path = match resolved.get(&cache_key) {
+            Some(path) => path.clone(),
+            None => {
+                let path = path::resolve_with(ws, &op.path, &mut real_dirs).map_err(|e| {
+                    e.at(&op.origin.label())
+                        .detail("pointer", op.origin.pointer())
+                })?;
+                resolved.insert(cache_key, path.clone());
+                path
+            }
+        };
         match by_key.get(&path.key) {
             Some(&g) => groups[g].ops.push(i),
             None => {
@@ -159,6 +169,7 @@ fn change(
 fn prepare_edits(plan: &Plan, g: &Group, located: impl Fn(Error) -> Error) -> Result<FileChange> {
     let before = snapshot::read_text(&g.path).map_err(located)?;
     let text = before.text();
+    let endings = std::cell::OnceCell::new();
     let mut splices: Vec<Splice> = Vec::new();
     let mut matched: Vec<(usize, &'static str)> = Vec::new();
     for &i in &g.ops {
@@ -174,6 +185,7 @@ fn prepare_edits(plan: &Plan, g: &Group, located: impl Fn(Error) -> Error) -> Re
             label: &label,
             op: i,
             digest: before.digest,
+            endings: &endings,
         };
         let resolved = text::resolve(edit, text, &ctx)
             .map_err(|e| e.detail("pointer", op.origin.pointer()))?;

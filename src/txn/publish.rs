@@ -96,9 +96,11 @@ fn step(name: &'static str, result: std::io::Result<()>) -> StepResult {
 
 fn write_all(journal_dir: &Path, record: &Record, changes: &[&FileChange]) -> StepResult {
     step("creating directories", create_dirs(&record.new_dirs))?;
-    for (entry, change) in record.entries.iter().zip(changes) {
-        step("staging", stage(entry, change))?;
-    }
+    let pairs: Vec<(&Entry, &&FileChange)> = record.entries.iter().zip(changes).collect();
+    step(
+        "staging",
+        in_parallel(&pairs, |(entry, change)| stage(entry, change)),
+    )?;
     step("staging", failpoint::hit("after_stage"))?;
     step("backing up", back_up(journal_dir, record))?;
     step("backing up", failpoint::hit("after_backup"))?;
@@ -113,10 +115,37 @@ fn write_all(journal_dir: &Path, record: &Record, changes: &[&FileChange]) -> St
         .iter()
         .filter_map(|e| e.target.parent())
         .collect();
-    for dir in parents {
-        step("syncing directories", sync_dir(dir))?;
-    }
+    let parents: Vec<&Path> = parents.into_iter().collect();
+    step(
+        "syncing directories",
+        in_parallel(&parents, |dir| sync_dir(dir)),
+    )?;
     step("publishing", failpoint::hit("after_publish"))
+}
+
+/// Most of staging is waiting for the disk (file creation, fsync); a few threads overlap
+/// those waits. Small transactions stay on the calling thread.
+fn in_parallel<T: Sync>(
+    items: &[T],
+    work: impl Fn(&T) -> std::io::Result<()> + Sync,
+) -> std::io::Result<()> {
+    const PER_THREAD: usize = 16;
+    const MAX_THREADS: usize = 8;
+    if items.len() <= PER_THREAD {
+        return items.iter().try_for_each(&work);
+    }
+    let threads = items.len().div_ceil(PER_THREAD).min(MAX_THREADS);
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().try_for_each(&work)))
+            .collect();
+        handles.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("a staging thread panicked")))
+        })
+    })
 }
 
 fn sync_dir(dir: &Path) -> std::io::Result<()> {
