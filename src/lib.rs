@@ -9,6 +9,7 @@ pub mod cli;
 pub mod error;
 pub mod formats;
 pub mod git;
+pub mod lang;
 pub mod plan;
 pub mod registry;
 pub mod report;

@@ -70,6 +70,14 @@ pub enum OpKind {
         edit: TextEdit,
         expected: Option<Digest>,
     },
+    /// Change a structure, a line range or a file boundary (the syntax layer's targets).
+    Targeted {
+        target: Target,
+        op: NodeOp,
+        expected: Option<Digest>,
+        /// Remap a stale line anchor to the one line its hash now sits on (once, reported).
+        repair: bool,
+    },
     /// Create a new file with exactly these bytes.
     Create { content: String },
     /// Delete an existing file.
@@ -106,6 +114,132 @@ impl Occurrence {
                 .map_err(|_| "`occurrence` is too large".into()),
             (None, true) => Ok(Occurrence::All),
             (None, false) => Ok(Occurrence::Unique),
+        }
+    }
+}
+
+/// What a targeted operation addresses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A bare or qualified name (`Class.method`); must name exactly one structure.
+    Symbol(String),
+    /// A structure by the identity `read` printed, with optional guards.
+    Node {
+        identity: String,
+        kind: Option<String>,
+        expected_hash: Option<String>,
+        span_hint: Option<(usize, usize)>,
+    },
+    /// Structures of `kind` whose name matches the glob `name`; must match exactly one.
+    Selector {
+        kind: String,
+        name: Option<String>,
+        exclude_kinds: Vec<String>,
+    },
+    /// One line, or a range up to `end`, by `LINE:HASH` anchors.
+    Lines {
+        start: LineAnchor,
+        end: Option<LineAnchor>,
+    },
+    FileStart,
+    FileEnd,
+}
+
+impl Target {
+    /// Whether the target needs the file's syntax tree.
+    pub fn is_structural(&self) -> bool {
+        matches!(
+            self,
+            Target::Symbol(_) | Target::Node { .. } | Target::Selector { .. }
+        )
+    }
+}
+
+/// `LINE:HASH`: a 1-based line number and the 8-hex hash of that line without its terminator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineAnchor {
+    pub line: usize,
+    pub hash: String,
+}
+
+impl LineAnchor {
+    /// Parses `12:abcd0123`, also in the display form `12:abcd0123|text` that `read` prints.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let anchor = text.split_once('|').map_or(text, |(a, _)| a).trim();
+        let (line, hash) = anchor
+            .split_once(':')
+            .ok_or_else(|| format!("`{text}` is not a LINE:HASH anchor"))?;
+        let line: usize = line
+            .parse()
+            .map_err(|_| format!("`{line}` is not a line number"))?;
+        let valid = hash.len() == 8
+            && hash
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
+        if line == 0 || !valid {
+            return Err(format!(
+                "`{text}` is not a LINE:HASH anchor (1-based line, 8 lowercase hex)"
+            ));
+        }
+        Ok(Self {
+            line,
+            hash: hash.to_owned(),
+        })
+    }
+
+    pub fn display(&self) -> String {
+        format!("{}:{}", self.line, self.hash)
+    }
+}
+
+/// What a targeted operation does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeOp {
+    Replace(String),
+    Delete,
+    InsertBefore(String),
+    InsertAfter(String),
+    /// Insert at a file boundary.
+    Insert(String),
+    /// A regex replacement bounded to the target's text.
+    ScopedRegex {
+        pattern: String,
+        replacement: String,
+    },
+}
+
+impl NodeOp {
+    pub fn name(&self) -> &'static str {
+        match self {
+            NodeOp::Replace(_) => "replace",
+            NodeOp::Delete => "delete",
+            NodeOp::InsertBefore(_) => "insert_before",
+            NodeOp::InsertAfter(_) => "insert_after",
+            NodeOp::Insert(_) => "insert",
+            NodeOp::ScopedRegex { .. } => "scoped_regex",
+        }
+    }
+
+    /// Refuses combinations that have no meaning (an insert into a function, a regex on a
+    /// file boundary, an end anchor on an insertion).
+    pub fn check(&self, target: &Target) -> Result<(), String> {
+        let boundary = matches!(target, Target::FileStart | Target::FileEnd);
+        match (self, target) {
+            (NodeOp::Insert(_), _) if !boundary => Err(
+                "`insert` works on file-start / file-end; use insert_before / insert_after".into(),
+            ),
+            (op, _) if boundary && !matches!(op, NodeOp::Insert(_)) => Err(format!(
+                "file boundaries take `insert`, not `{}`",
+                op.name()
+            )),
+            (NodeOp::ScopedRegex { .. }, Target::Lines { .. }) => {
+                Err("scoped_regex needs a structure target".into())
+            }
+            (
+                NodeOp::InsertBefore(_) | NodeOp::InsertAfter(_),
+                Target::Lines { end: Some(_), .. },
+            ) => Err("an end anchor goes with replace or delete only".into()),
+            _ => Ok(()),
         }
     }
 }

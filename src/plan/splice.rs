@@ -77,7 +77,11 @@ pub fn invert(original: &[u8], splices: &[Splice]) -> Vec<Splice> {
                 prev.range.end = range.end;
                 prev.text.push_str(&old);
             }
-            _ => out.push(Splice { range, text: old.into_owned(), op: s.op }),
+            _ => out.push(Splice {
+                range,
+                text: old.into_owned(),
+                op: s.op,
+            }),
         }
     }
     out

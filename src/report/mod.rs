@@ -146,13 +146,27 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
 
 /// The `error` object of a failure document.
 pub fn error_json(error: &Error) -> Value {
-    json!({
+    let mut doc = json!({
         "code": error.code.as_str(),
+        "type": error.code.as_str(),
         "message": error.message,
         "next_action": error.code.next_action(),
         "hint": error.effective_hint(),
         "details": error.details,
-    })
+    });
+    // identedit's readers branch on these at the top of `error`.
+    for key in [
+        "stage",
+        "location",
+        "candidates",
+        "candidate_summary",
+        "line_check",
+    ] {
+        if let (Some(value), Some(obj)) = (error.details.get(key), doc.as_object_mut()) {
+            obj.insert(key.to_owned(), value.clone());
+        }
+    }
+    doc
 }
 
 /// The human form of a failure.

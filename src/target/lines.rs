@@ -119,3 +119,84 @@ mod tests {
         assert_eq!(c.line_at(4), 3);
     }
 }
+
+/// One line of a text: its content and its terminator (`\n`, `\r\n`, a lone `\r`, or none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line {
+    pub start: usize,
+    /// End of the content (start of the terminator).
+    pub content_end: usize,
+    /// End of the terminator.
+    pub end: usize,
+}
+
+/// Splits a text into lines; `\n`, `\r\n` and a lone `\r` all end a line. A final line
+/// without terminator is a line; an empty text has no lines.
+pub fn split(text: &str) -> Vec<Line> {
+    let bytes = text.as_bytes();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => {
+                lines.push(Line {
+                    start,
+                    content_end: i,
+                    end: i + 1,
+                });
+                start = i + 1;
+            }
+            b'\r' => {
+                let end = if bytes.get(i + 1) == Some(&b'\n') {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                lines.push(Line {
+                    start,
+                    content_end: i,
+                    end,
+                });
+                start = end;
+                i = end - 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < bytes.len() {
+        lines.push(Line {
+            start,
+            content_end: bytes.len(),
+            end: bytes.len(),
+        });
+    }
+    lines
+}
+
+/// The first line terminator of a text, `\n` when it has none.
+pub fn dominant_terminator(text: &str) -> &str {
+    split(text)
+        .into_iter()
+        .map(|l| &text[l.content_end..l.end])
+        .find(|t| !t.is_empty())
+        .unwrap_or("\n")
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    #[test]
+    fn every_terminator_ends_a_line() {
+        let text = "a\nb\r\nc\rd";
+        let parts: Vec<(&str, &str)> = split(text)
+            .iter()
+            .map(|l| (&text[l.start..l.content_end], &text[l.content_end..l.end]))
+            .collect();
+        assert_eq!(parts, [("a", "\n"), ("b", "\r\n"), ("c", "\r"), ("d", "")]);
+        assert!(split("").is_empty());
+        assert_eq!(dominant_terminator("x\r\ny\n"), "\r\n");
+    }
+}

@@ -1,6 +1,7 @@
 //! Finding what an operation targets, on the current bytes: the workspace, checked paths,
 //! file snapshots, and exact text (with the diagnostics of a miss).
 
+pub mod anchor;
 pub mod diagnose;
 pub mod lines;
 pub mod path;

@@ -16,6 +16,42 @@ pub struct Snapshot {
     pub digest: Digest,
     /// Permission bits to give the replacement file.
     pub permissions: fs::Permissions,
+    /// The file's identity and times when it was read.
+    pub stamp: Stamp,
+}
+
+/// What `stat` said about a file just before it was read. Trusted as proof that the file did
+/// not change only when its times were not recent at that moment (file times tick coarsely,
+/// so a same-size write right after a read could keep them, as git's "racy" entries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    pub fn of(meta: &Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// Whether the times are old enough for an equal stamp to prove an unchanged file.
+    pub fn settled(&self) -> bool {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let newest = self.mtime.0.max(self.ctime.0);
+        i64::try_from(now).is_ok_and(|now| now - newest >= 2)
+    }
 }
 
 impl Snapshot {
@@ -79,6 +115,7 @@ pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
         digest: Digest::of(&bytes),
         bytes: Arc::new(bytes),
         permissions: meta.permissions(),
+        stamp: Stamp::of(&meta),
     })
 }
 
@@ -91,6 +128,7 @@ pub fn read_any(path: &TargetPath) -> Result<Snapshot> {
         digest: Digest::of(&bytes),
         bytes: Arc::new(bytes),
         permissions: meta.permissions(),
+        stamp: Stamp::of(&meta),
     })
 }
 

@@ -2,9 +2,12 @@
 //! everything a transaction is about to do, so that a crash at any moment can be rolled back.
 //!
 //! A journal is `<state>/journal/<id>.journal`: written as `<id>.journal.tmp`, locked with
-//! `flock` for the whole transaction, fsynced, then renamed into place. Pre-images are hard
-//! links (or copies) in `<id>.d/`. Removing the journal is the commit point. A journal whose
-//! lock can be taken belongs to a dead process; any later invocation rolls it back.
+//! `flock` for the whole transaction, then renamed into place before any temp file exists.
+//! Pre-images are hard links (or copies) beside it, `<id>.<n>.pre`. Before the first rename,
+//! the journal file, the temp files and the journal folder are fsynced (so one folder fsync
+//! makes both the journal and the pre-images durable). Removing the journal is the commit
+//! point. A journal whose lock can be taken belongs to a dead process; any later invocation
+//! rolls it back.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{ErrorKind, Write};
@@ -77,12 +80,13 @@ impl Journal {
         format!("{}-{nanos}", std::process::id())
     }
 
-    /// Folder for the pre-images of journal `id`.
-    pub fn backup_dir(dir: &Path, id: &str) -> PathBuf {
-        dir.join(format!("{id}.d"))
+    /// Path of the pre-image of entry `n` of journal `id`.
+    pub fn backup_path(dir: &Path, id: &str, n: usize) -> PathBuf {
+        dir.join(format!("{id}.{n}.pre"))
     }
 
-    /// Makes `record` durable; the returned journal holds its lock until committed or rolled back.
+    /// Writes `record` and puts it in place; the returned journal holds its lock until it is
+    /// committed or rolled back. [`Journal::sync`] makes it durable.
     pub fn begin(dir: &Path, record: Record) -> std::io::Result<Self> {
         fs::create_dir_all(dir)?;
         let tmp = dir.join(format!("{}.journal.tmp", record.id));
@@ -90,9 +94,7 @@ impl Journal {
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         file.lock()?;
         file.write_all(&serde_json::to_vec(&record).map_err(std::io::Error::other)?)?;
-        file.sync_all()?;
         fs::rename(&tmp, &path)?;
-        sync_dir(dir)?;
         Ok(Self {
             record,
             path,
@@ -101,11 +103,20 @@ impl Journal {
         })
     }
 
-    /// The commit point: removes the journal, then the pre-images.
+    /// Flushes the journal's bytes to disk (its folder is synced separately, once).
+    pub fn sync(&self) -> std::io::Result<()> {
+        self._lock.sync_all()
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The commit point: removes the journal, then the pre-images. The removal is left to the
+    /// kernel's writeback: every published file is already durable.
     pub fn commit(self) -> std::io::Result<()> {
         fs::remove_file(&self.path)?;
-        sync_dir(&self.dir)?;
-        remove_backups(&self.dir, &self.record.id);
+        remove_backups(&self.record);
         Ok(())
     }
 
@@ -114,13 +125,15 @@ impl Journal {
         let restored = undo(&self.record);
         let _ = fs::remove_file(&self.path);
         let _ = sync_dir(&self.dir);
-        remove_backups(&self.dir, &self.record.id);
+        remove_backups(&self.record);
         restored
     }
 }
 
-fn remove_backups(dir: &Path, id: &str) {
-    let _ = fs::remove_dir_all(Journal::backup_dir(dir, id));
+fn remove_backups(record: &Record) {
+    for backup in record.entries.iter().filter_map(|e| e.backup.as_ref()) {
+        let _ = fs::remove_file(backup);
+    }
 }
 
 fn digest_of(path: &Path) -> Option<String> {
@@ -208,7 +221,7 @@ fn recover_one(dir: &Path, path: &Path, lock: File, record: Record) -> Recovered
     let files = undo(&record);
     let _ = fs::remove_file(path);
     let _ = sync_dir(dir);
-    remove_backups(dir, &record.id);
+    remove_backups(&record);
     drop(lock);
     Recovered {
         journal: record.id,
@@ -249,11 +262,16 @@ pub fn recover(dir: &Path) -> Vec<Recovered> {
             }
         } else if name.ends_with(".journal.tmp") && is_stale(path) {
             let _ = fs::remove_file(path);
-        } else if let Some(id) = name.strip_suffix(".d") {
+        } else if let Some(id) = name
+            .strip_suffix(".pre")
+            .and_then(|n| n.rsplit_once('.'))
+            .map(|(id, _)| id)
+        {
+            // A pre-image whose journal is gone belongs to a committed transaction.
             let live = dir.join(format!("{id}.journal")).exists()
                 || dir.join(format!("{id}.journal.tmp")).exists();
             if !live {
-                let _ = fs::remove_dir_all(path);
+                let _ = fs::remove_file(path);
             }
         }
     }

@@ -14,6 +14,7 @@ pub mod publish;
 
 use crate::error::{Error, Result};
 use crate::plan::Plan;
+use crate::target::snapshot::Stamp;
 use crate::target::workspace::Workspace;
 use change::{Action, FileChange};
 use journal::Recovered;
@@ -73,7 +74,11 @@ pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome>
 /// chunks, so a large file is not held twice more in memory.
 fn unchanged_since(files: &[FileChange]) -> bool {
     files.iter().all(|c| match &c.before {
-        Some(before) => same_content(&c.path.abs, &before.bytes),
+        Some(before) => {
+            let now = std::fs::symlink_metadata(&c.path.abs).map(|m| Stamp::of(&m));
+            let proven = before.stamp.settled() && now.as_ref().is_ok_and(|s| *s == before.stamp);
+            proven || same_content(&c.path.abs, &before.bytes)
+        }
         None => std::fs::symlink_metadata(&c.path.abs).is_err(),
     })
 }

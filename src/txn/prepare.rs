@@ -138,7 +138,7 @@ fn prepare_file(plan: &Plan, g: &Group) -> Result<FileChange> {
                 Vec::new(),
             ))
         }
-        OpKind::Edit { .. } => prepare_edits(plan, g, located),
+        OpKind::Edit { .. } | OpKind::Targeted { .. } => prepare_edits(plan, g, located),
     }
 }
 

@@ -1,9 +1,11 @@
-//! Publishing validated changes: journal → stage → back up → rename → fsync → commit.
+//! Publishing validated changes: journal → stage → back up → fsync → rename → fsync → commit.
 //!
 //! New content is staged in a temp file beside its target (same directory, so the rename is
-//! atomic), fsynced, given the old file's permissions and renamed over the target; created
-//! files are linked into place so an existing file is never replaced; parent directories are
-//! fsynced. Any failure rolls every file back and leaves no temp file.
+//! atomic) with the old file's permissions; created files are linked into place so an existing
+//! file is never replaced. Durability takes three rounds of fsync: the temp files and the
+//! journal together (in parallel), then the journal folder (which also holds the pre-image
+//! links), then, after the renames, the targets' folders. Any failure rolls every file back and
+//! leaves no temp file.
 
 use std::collections::BTreeSet;
 use std::fs::{self, File, OpenOptions};
@@ -22,7 +24,7 @@ pub fn publish(journal_dir: &Path, changes: &[&FileChange], keys: Vec<String>) -
     let journal = Journal::begin(journal_dir, record)
         .map_err(|e| failed("writing the journal", &e, Vec::new()))?;
     let steps = step("journaling", failpoint::hit("after_journal"))
-        .and_then(|()| write_all(journal_dir, &journal.record, changes));
+        .and_then(|()| write_all(&journal, changes));
     match steps {
         Ok(()) => journal
             .commit()
@@ -49,7 +51,6 @@ fn failed(step: &str, e: &std::io::Error, restored: Vec<serde_json::Value>) -> E
 }
 
 fn record(journal_dir: &Path, id: &str, changes: &[&FileChange], keys: Vec<String>) -> Record {
-    let backups = Journal::backup_dir(journal_dir, id);
     let entries = changes
         .iter()
         .enumerate()
@@ -57,7 +58,10 @@ fn record(journal_dir: &Path, id: &str, changes: &[&FileChange], keys: Vec<Strin
             rel: c.path.rel.clone(),
             target: c.path.abs.clone(),
             tmp: c.after.as_ref().map(|_| temp_path(&c.path.abs, id)),
-            backup: c.before.as_ref().map(|_| backups.join(i.to_string())),
+            backup: c
+                .before
+                .as_ref()
+                .map(|_| Journal::backup_path(journal_dir, id, i)),
             action: c.action,
             before: c.digest_before().map(|d| d.to_hex()),
             after: c.digest_after().map(|d| d.to_hex()),
@@ -90,11 +94,15 @@ fn temp_path(target: &Path, id: &str) -> PathBuf {
 
 type StepResult = std::result::Result<(), (&'static str, std::io::Error)>;
 
-fn step(name: &'static str, result: std::io::Result<()>) -> StepResult {
+fn step<T>(
+    name: &'static str,
+    result: std::io::Result<T>,
+) -> std::result::Result<T, (&'static str, std::io::Error)> {
     result.map_err(|e| (name, e))
 }
 
-fn write_all(journal_dir: &Path, record: &Record, changes: &[&FileChange]) -> StepResult {
+fn write_all(journal: &Journal, changes: &[&FileChange]) -> StepResult {
+    let record = &journal.record;
     step("creating directories", create_dirs(&record.new_dirs))?;
     let pairs: Vec<(&Entry, &&FileChange)> = record.entries.iter().zip(changes).collect();
     step(
@@ -102,8 +110,9 @@ fn write_all(journal_dir: &Path, record: &Record, changes: &[&FileChange]) -> St
         in_parallel(&pairs, |(entry, change)| stage(entry, change)),
     )?;
     step("staging", failpoint::hit("after_stage"))?;
-    step("backing up", back_up(journal_dir, record))?;
+    let copies = step("backing up", back_up(record))?;
     step("backing up", failpoint::hit("after_backup"))?;
+    step("syncing", make_durable(journal, &copies))?;
     for (i, entry) in record.entries.iter().enumerate() {
         step("publishing", swap(entry))?;
         if i == 0 {
@@ -121,6 +130,25 @@ fn write_all(journal_dir: &Path, record: &Record, changes: &[&FileChange]) -> St
         in_parallel(&parents, |dir| sync_dir(dir)),
     )?;
     step("publishing", failpoint::hit("after_publish"))
+}
+
+/// Temp files, copied pre-images and the journal reach the disk together, then the journal
+/// folder (the journal's name and the pre-image links) does.
+fn make_durable(journal: &Journal, copies: &[PathBuf]) -> std::io::Result<()> {
+    let mut files: Vec<Option<&Path>> = journal
+        .record
+        .entries
+        .iter()
+        .filter_map(|e| e.tmp.as_deref())
+        .map(Some)
+        .collect();
+    files.extend(copies.iter().map(|p| Some(p.as_path())));
+    files.push(None);
+    in_parallel(&files, |file| match file {
+        Some(path) => File::open(path)?.sync_all(),
+        None => journal.sync(),
+    })?;
+    sync_dir(journal.dir())
 }
 
 /// Most of staging is waiting for the disk (file creation, fsync); a few threads overlap
@@ -171,27 +199,23 @@ fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
     if let Some(before) = &change.before {
         file.set_permissions(before.permissions.clone())?;
     }
-    file.sync_all()
+    Ok(())
 }
 
-/// Keeps every pre-image alive in the journal folder: a hard link, or a copy across devices.
-fn back_up(journal_dir: &Path, record: &Record) -> std::io::Result<()> {
-    let dir = Journal::backup_dir(journal_dir, &record.id);
-    let mut made = false;
+/// Keeps every pre-image alive beside the journal: a hard link, or a copy across devices.
+/// Returns the copies, which need their own fsync.
+fn back_up(record: &Record) -> std::io::Result<Vec<PathBuf>> {
+    let mut copies = Vec::new();
     for entry in &record.entries {
         let Some(backup) = &entry.backup else {
             continue;
         };
-        if !made {
-            fs::create_dir_all(&dir)?;
-            made = true;
-        }
         if fs::hard_link(&entry.target, backup).is_err() {
             fs::copy(&entry.target, backup)?;
-            File::open(backup)?.sync_all()?;
+            copies.push(backup.clone());
         }
     }
-    if made { sync_dir(&dir) } else { Ok(()) }
+    Ok(copies)
 }
 
 fn swap(entry: &Entry) -> std::io::Result<()> {

@@ -1,0 +1,71 @@
+//! Syntax providers: one registry, keyed by file extension and well-known file names, of
+//! tree-sitter grammars and the node kinds each language calls named structures.
+//!
+//! A file with no provider still takes text and line edits; structural requests on it fail
+//! with `no_provider`.
+
+pub mod hash;
+pub mod languages;
+pub mod names;
+pub mod outline;
+pub mod parse;
+
+use tree_sitter::{Language, Node};
+
+/// How a structure's name is read from its node.
+#[derive(Clone, Copy)]
+pub enum NameRule {
+    /// The text of the child in this field (most grammars: `name`).
+    Field(&'static str),
+    /// A function of the node and the source bytes (declarators, keys, headings, ...).
+    Custom(fn(Node<'_>, &[u8]) -> Option<String>),
+}
+
+/// A node kind that is a named structure (function, method, class, key, heading, ...).
+#[derive(Clone, Copy)]
+pub struct Structure {
+    pub kind: &'static str,
+    pub name: NameRule,
+}
+
+/// One language.
+pub struct Provider {
+    /// Stable name (`python`, `tsx`, ...).
+    pub name: &'static str,
+    /// Extensions without the dot, lower case.
+    pub extensions: &'static [&'static str],
+    /// Whole file names (`Makefile`-style), matched exactly.
+    pub file_names: &'static [&'static str],
+    pub language: fn() -> Language,
+    pub structures: &'static [Structure],
+}
+
+impl Provider {
+    /// The rule naming nodes of `kind`, when `kind` is a named structure.
+    pub fn structure(&self, kind: &str) -> Option<&Structure> {
+        self.structures.iter().find(|s| s.kind == kind)
+    }
+}
+
+/// The provider of a path (root-relative or absolute), by file name first, then extension.
+pub fn provider_for(path: &str) -> Option<&'static Provider> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if let Some(p) = languages::PROVIDERS
+        .iter()
+        .find(|p| p.file_names.contains(&name))
+    {
+        return Some(p);
+    }
+    let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+    languages::PROVIDERS
+        .iter()
+        .find(|p| p.extensions.contains(&ext.as_str()))
+}
+
+/// Text of a node (lossy only for invalid UTF-8, which targets never contain).
+pub fn node_text<'a>(node: Node<'_>, source: &'a [u8]) -> &'a str {
+    std::str::from_utf8(&source[node.byte_range()]).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1 @@
+//! Per-language provider tests (filled in with the provider table).
