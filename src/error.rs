@@ -156,6 +156,41 @@ pub const CODES: &[CodeInfo] = &[
         "the file's sha256 differs from `expected_source_sha256`: it changed since it was read",
     ),
     info(
+        Code::TargetMissing,
+        "target_missing",
+        "reread_and_retry",
+        EXIT_REFUSED,
+        "no structure, identity or selector match in the file as it is now",
+    ),
+    info(
+        Code::AmbiguousTarget,
+        "ambiguous_target",
+        "disambiguate_target",
+        EXIT_REFUSED,
+        "a symbol or selector matches several structures (`candidates`)",
+    ),
+    info(
+        Code::PreconditionFailed,
+        "precondition_failed",
+        "reread_and_retry",
+        EXIT_REFUSED,
+        "a line anchor no longer matches (`expected`, `actual`, `remaps`, `line_check`)",
+    ),
+    info(
+        Code::ParseFailure,
+        "parse_failure",
+        "fix_syntax",
+        EXIT_REFUSED,
+        "the source does not parse (`stage: source`) or the result would not (`stage: proposed_result`)",
+    ),
+    info(
+        Code::NoProvider,
+        "no_provider",
+        "use_text_or_line_edit",
+        EXIT_REFUSED,
+        "a structural request on a file with no syntax provider",
+    ),
+    info(
         Code::ResourceBusy,
         "resource_busy",
         "retry_later",
@@ -291,6 +326,34 @@ mod tests {
         assert_eq!(names.len(), CODES.len());
         for entry in CODES {
             assert_eq!(entry.code.info().name, entry.name);
+        }
+        let all = [
+            Code::Usage,
+            Code::InputNotFound,
+            Code::IoError,
+            Code::PlanMalformed,
+            Code::PlanUnsupported,
+            Code::PathRefused,
+            Code::FileUnsupported,
+            Code::AnchorMissing,
+            Code::AnchorAmbiguous,
+            Code::EditsOverlap,
+            Code::TargetExists,
+            Code::EvidenceChanged,
+            Code::TargetMissing,
+            Code::AmbiguousTarget,
+            Code::PreconditionFailed,
+            Code::ParseFailure,
+            Code::NoProvider,
+            Code::ResourceBusy,
+            Code::ApplyFailed,
+            Code::Internal,
+        ];
+        for code in all {
+            assert!(
+                CODES.iter().any(|c| c.code == code),
+                "{code:?} has no table entry"
+            );
         }
     }
 }

@@ -20,6 +20,9 @@ pub struct ApplyArgs {
     /// Print the unified diff of the result.
     #[arg(long)]
     pub diff: bool,
+    /// Allow text edits that add syntax errors to files in supported languages.
+    #[arg(long)]
+    pub allow_syntax_errors: bool,
     /// Label for the change (overrides the plan's `target_id`).
     #[arg(long, value_name = "LABEL")]
     pub task: Option<String>,
@@ -44,6 +47,7 @@ pub fn run(ws: &Workspace, args: &ApplyArgs) -> Result<(Report, Vec<Recovered>)>
         &plan,
         txn::Options {
             dry_run: args.dry_run,
+            allow_syntax_errors: args.allow_syntax_errors,
         },
     )?;
     Ok((

@@ -36,6 +36,9 @@ pub struct EditArgs {
     /// Print the unified diff of the result.
     #[arg(long)]
     pub diff: bool,
+    /// Allow text edits that add syntax errors to files in supported languages.
+    #[arg(long)]
+    pub allow_syntax_errors: bool,
     /// Read the request from stdin as JSON (a source_edit_plan) and answer in JSON.
     #[arg(long)]
     pub json: bool,
@@ -52,6 +55,7 @@ pub fn run(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>)> 
         &plan,
         txn::Options {
             dry_run: args.dry_run,
+            allow_syntax_errors: args.allow_syntax_errors,
         },
     )?;
     let report = report::outcome(&plan, &outcome, args.diff);

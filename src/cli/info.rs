@@ -13,7 +13,15 @@ fn document(value: Value, raw: bool) -> (Report, Vec<Recovered>) {
         Value::Object(map) => map,
         other => Map::from_iter([("value".to_owned(), other)]),
     };
-    (Report { json, text, raw }, Vec::new())
+    (
+        Report {
+            json,
+            text,
+            raw,
+            note: String::new(),
+        },
+        Vec::new(),
+    )
 }
 
 /// The schema is printed as the bare JSON Schema document, so it can be saved and used as is.

@@ -5,6 +5,8 @@ pub mod apply;
 pub mod edit;
 pub mod info;
 pub mod output;
+pub mod patch;
+pub mod read;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -31,12 +33,17 @@ pub enum Format {
     Text,
 }
 
+/// Parsed once per process, so the size difference between variants does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Apply one exact find/replace to one file (agent-edit's direct edit).
     Edit(edit::EditArgs),
-    /// The same operation as `edit`, under identedit's verb.
-    Patch(edit::EditArgs),
+    /// Change one target: text (--find), a structure (--symbol, --at ID, --kind/--name), lines
+    /// (--at LINE:HASH) or a file boundary (--at file-start|file-end).
+    Patch(patch::PatchArgs),
+    /// Show a file's structures, one structure with context, or its lines with anchors.
+    Read(read::ReadArgs),
     /// Apply a source_edit_plan from a file or `-` (stdin), all or nothing.
     Apply(apply::ApplyArgs),
     /// Print the JSON Schema of the plan.
@@ -52,6 +59,7 @@ impl Command {
         match self {
             Command::Edit(_) => "edit",
             Command::Patch(_) => "patch",
+            Command::Read(_) => "read",
             Command::Apply(_) => "apply",
             Command::Schema => "schema",
             Command::Capabilities => "capabilities",
@@ -59,9 +67,26 @@ impl Command {
         }
     }
 
+    /// Whether text is this command's natural output when no format is asked for: `read` (as
+    /// identedit prints it) and any `--diff` (a diff is text).
+    pub fn prefers_text(&self) -> bool {
+        match self {
+            Command::Read(_) => true,
+            Command::Edit(a) => a.diff,
+            Command::Patch(a) => a.diff,
+            Command::Apply(a) => a.diff,
+            _ => false,
+        }
+    }
+
     /// Whether the command asked for JSON itself (`--json`).
     pub fn wants_json(&self) -> bool {
-        matches!(self, Command::Edit(a) | Command::Patch(a) if a.json)
+        match self {
+            Command::Edit(a) => a.json,
+            Command::Patch(a) => a.json,
+            Command::Read(a) => a.json,
+            _ => false,
+        }
     }
 }
 
@@ -73,7 +98,9 @@ pub fn run(cli: &Cli) -> (Result<Report>, Vec<journal::Recovered>) {
     };
     let mut recovered = journal::recover(&ws.journal_dir());
     let result = match &cli.command {
-        Command::Edit(args) | Command::Patch(args) => edit::run(&ws, args),
+        Command::Edit(args) => edit::run(&ws, args),
+        Command::Patch(args) => patch::run(&ws, args),
+        Command::Read(args) => read::run(&ws, args, cli.command.wants_json()),
         Command::Apply(args) => apply::run(&ws, args),
         Command::Schema => Ok(info::schema()),
         Command::Capabilities => Ok(info::capabilities()),

@@ -16,6 +16,7 @@ pub fn resolve_format(cli: &Cli) -> Format {
     match cli.format {
         Some(format) => format,
         None if cli.command.wants_json() => Format::Json,
+        None if cli.command.prefers_text() => Format::Text,
         None => default_format(),
     }
 }
@@ -58,7 +59,12 @@ pub fn emit(command: &str, format: Format, result: Result<Report>, recovered: &[
                 write_ignoring_pipe(std::io::stderr().lock(), recovered_text.as_bytes());
             }
             match result {
-                Ok(report) => write_ignoring_pipe(std::io::stdout().lock(), report.text.as_bytes()),
+                Ok(report) => {
+                    if !report.note.is_empty() {
+                        write_ignoring_pipe(std::io::stderr().lock(), report.note.as_bytes());
+                    }
+                    write_ignoring_pipe(std::io::stdout().lock(), report.text.as_bytes());
+                }
                 Err(error) => write_ignoring_pipe(
                     std::io::stderr().lock(),
                     report::error_text(&error).as_bytes(),

@@ -1,5 +1,6 @@
 //! Input dialects. Each one compiles into the same [`crate::plan::Plan`]; none applies anything.
 
+pub mod patch_request;
 pub mod plan_json;
 
 use crate::error::Result;

@@ -2,6 +2,8 @@
 //! and the concise text a person reads. Pure functions of outcomes and errors; no I/O.
 
 pub mod diff;
+pub mod read;
+pub mod structure;
 
 use serde_json::{Map, Value, json};
 
@@ -20,6 +22,8 @@ pub struct Report {
     pub text: String,
     /// Print `json` as it is, without the `{schema_version, command, ok}` envelope.
     pub raw: bool,
+    /// Text for stderr in text mode (the summary, when stdout carries a diff).
+    pub note: String,
 }
 
 fn short(hex: Option<String>) -> String {
@@ -31,8 +35,23 @@ fn file_json(change: &FileChange) -> Value {
         .edits
         .iter()
         .map(|e| {
-            json!({"pointer": e.pointer, "matched_by": e.matched_by,
-                   "replacements": e.spans.len(), "lines": e.spans})
+            let mut v = json!({"pointer": e.pointer, "matched_by": e.matched_by,
+                               "replacements": e.spans.len(), "lines": e.spans});
+            if let Some(target) = &e.target {
+                v["target"] = json!(target);
+            }
+            if let Some(n) = e.regex_replacements {
+                v["regex_replacements"] = json!(n);
+            }
+            if !e.repaired.is_empty() {
+                let repaired: Vec<Value> = e
+                    .repaired
+                    .iter()
+                    .map(|(from, to)| json!({"from": from, "to": to}))
+                    .collect();
+                v["auto_repaired"] = json!(repaired);
+            }
+            v
         })
         .collect();
     json!({
@@ -120,6 +139,13 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         }),
     );
     json.insert(
+        "structure_changes".into(),
+        structure::structure_changes(&outcome.files),
+    );
+    let (locations, omitted) = structure::locations(&outcome.files);
+    json.insert("locations".into(), locations);
+    json.insert("locations_omitted".into(), omitted.into());
+    json.insert(
         "receipt".into(),
         json!({"recorded": false, "reason": "the git ledger is not part of this build"}),
     );
@@ -128,9 +154,10 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         .iter()
         .map(|c| file_text(c, outcome.dry_run))
         .collect();
+    let mut note = String::new();
     if with_diff {
         let diff: String = changed.iter().map(|c| diff::file_diff(c)).collect();
-        text.push_str(&diff);
+        note = std::mem::replace(&mut text, diff.clone());
         json.insert("diff".into(), diff.into());
     }
     json.insert(
@@ -141,6 +168,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         json,
         text,
         raw: false,
+        note,
     }
 }
 

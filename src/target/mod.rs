@@ -4,6 +4,7 @@
 pub mod anchor;
 pub mod diagnose;
 pub mod lines;
+pub mod node;
 pub mod path;
 pub mod snapshot;
 pub mod text;

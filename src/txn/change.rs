@@ -39,6 +39,12 @@ pub struct EditReport {
     pub pointer: String,
     pub matched_by: &'static str,
     pub spans: Vec<LineSpan>,
+    /// Matches of a scoped regex.
+    pub regex_replacements: Option<usize>,
+    /// Stale line anchors remapped with `--auto-repair`: (from, to).
+    pub repaired: Vec<(usize, usize)>,
+    /// The qualified name of the structure a structure target resolved to.
+    pub target: Option<String>,
 }
 
 /// One file's validated change.
@@ -57,6 +63,8 @@ pub struct FileChange {
     pub ranges: Vec<(Range<usize>, Range<usize>)>,
     /// Directories a created file needs, outermost first.
     pub new_dirs: Vec<PathBuf>,
+    /// What the syntax gate observed (absent for deleted and unchanged files).
+    pub syntax: Option<crate::lang::gate::Checked>,
 }
 
 impl FileChange {

@@ -11,6 +11,7 @@ pub mod journal;
 pub mod lock;
 pub mod prepare;
 pub mod publish;
+pub mod resolve;
 
 use crate::error::{Error, Result};
 use crate::plan::Plan;
@@ -23,6 +24,8 @@ use journal::Recovered;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
     pub dry_run: bool,
+    /// Text edits may add syntax errors to files in supported languages.
+    pub allow_syntax_errors: bool,
 }
 
 /// What a plan did (or, in a dry run, would do).
@@ -37,7 +40,7 @@ pub struct Outcome {
 
 /// Proves and applies `plan` in `ws`, all or nothing.
 pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome> {
-    let files = prepare::prepare(ws, plan)?;
+    let files = prepare::prepare(ws, plan, &options)?;
     let writes = files.iter().any(|c| c.action != Action::Unchanged);
     if options.dry_run || !writes {
         return Ok(Outcome {
@@ -54,7 +57,7 @@ pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome>
     let files = if unchanged_since(&files) {
         files
     } else {
-        prepare::prepare(ws, plan)?
+        prepare::prepare(ws, &pinned(ws, plan, &files), &options)?
     };
     let writes: Vec<&FileChange> = files
         .iter()
@@ -68,6 +71,34 @@ pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome>
         files,
         recovered,
     })
+}
+
+/// Structure and file-boundary targets are bound to the bytes the preflight read: when a file
+/// moved before the locks were taken, such an operation is refused (`evidence_changed`), never
+/// re-resolved on someone else's text. Exact-text edits and line anchors prove themselves again.
+fn pinned(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Plan {
+    use crate::plan::{OpKind, Target};
+    let mut plan = plan.clone();
+    let digests: std::collections::HashMap<&str, crate::plan::Digest> = files
+        .iter()
+        .filter_map(|c| Some((c.path.key.as_str(), c.before.as_ref()?.digest)))
+        .collect();
+    for op in &mut plan.ops {
+        let Ok(path) = crate::target::path::resolve(ws, &op.path) else {
+            continue;
+        };
+        if let OpKind::Targeted {
+            target, expected, ..
+        } = &mut op.kind
+        {
+            let bound =
+                target.is_structural() || matches!(target, Target::FileStart | Target::FileEnd);
+            if bound && expected.is_none() {
+                *expected = digests.get(path.key.as_str()).copied();
+            }
+        }
+    }
+    plan
 }
 
 /// Whether every file still has the bytes (or the absence) the preflight saw. Compares in

@@ -8,14 +8,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::error::{Code, Error, Result};
+use crate::lang::gate::{self, Rules};
 use crate::plan::splice::{self, Splice};
-use crate::plan::{Digest, Op, OpKind, PathBase, Plan};
+use crate::plan::{Digest, OpKind, PathBase, Plan};
 use crate::target::lines::LineCounter;
 use crate::target::path::{self, TargetPath};
 use crate::target::snapshot::{self, Snapshot};
-use crate::target::text::{self, EditContext};
 use crate::target::workspace::Workspace;
+use crate::txn::Options;
 use crate::txn::change::{Action, EditReport, FileChange, LineSpan};
+use crate::txn::resolve::{FileEdits, OpMatch, check_expected, resolve_file};
 
 /// Operations of one file, in plan order.
 struct Group {
@@ -24,11 +26,11 @@ struct Group {
 }
 
 /// Validates the whole plan against the current files.
-pub fn prepare(ws: &Workspace, plan: &Plan) -> Result<Vec<FileChange>> {
+pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<FileChange>> {
     let groups = group(ws, plan)?;
     let mut changes = Vec::with_capacity(groups.len());
     for g in &groups {
-        changes.push(prepare_file(plan, g)?);
+        changes.push(prepare_file(plan, g, options)?);
     }
     refuse_hard_links(plan, &groups, &changes)?;
     changes.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
@@ -106,7 +108,7 @@ fn conflict(
     .hint("Merge the operations into one, or split them into separate plans.")
 }
 
-fn prepare_file(plan: &Plan, g: &Group) -> Result<FileChange> {
+fn prepare_file(plan: &Plan, g: &Group, options: &Options) -> Result<FileChange> {
     let first = &plan.ops[g.ops[0]];
     let located = |e: Error| {
         e.at(&first.origin.label())
@@ -117,14 +119,25 @@ fn prepare_file(plan: &Plan, g: &Group) -> Result<FileChange> {
             snapshot::check_absent(&g.path).map_err(located)?;
             let new_dirs = missing_dirs(&g.path).map_err(located)?;
             let after = Arc::new(content.clone().into_bytes());
-            Ok(change(
+            // A new file is observed, not refused: the gate's rule is that edits must not add
+            // errors, and the seed's own `creates` example carries placeholder content.
+            let _ = options;
+            let rules = Rules {
+                strict: false,
+                allow_errors: true,
+            };
+            let syntax = gate::check(&g.path.rel, None, &after, &[(0..0, 0..after.len())], rules)
+                .map_err(located)?;
+            let mut created = change(
                 g.path.clone(),
                 Action::Created,
                 None,
                 Some(after),
                 Vec::new(),
                 new_dirs,
-            ))
+            );
+            created.syntax = Some(syntax);
+            Ok(created)
         }
         OpKind::Delete { expected } => {
             let before = snapshot::read_any(&g.path).map_err(located)?;
@@ -138,7 +151,7 @@ fn prepare_file(plan: &Plan, g: &Group) -> Result<FileChange> {
                 Vec::new(),
             ))
         }
-        OpKind::Edit { .. } | OpKind::Targeted { .. } => prepare_edits(plan, g, located),
+        OpKind::Edit { .. } | OpKind::Targeted { .. } => prepare_edits(plan, g, located, options),
     }
 }
 
@@ -163,41 +176,29 @@ fn change(
         edits,
         ranges: Vec::new(),
         new_dirs,
+        syntax: None,
     }
 }
 
-fn prepare_edits(plan: &Plan, g: &Group, located: impl Fn(Error) -> Error) -> Result<FileChange> {
+fn prepare_edits(
+    plan: &Plan,
+    g: &Group,
+    located: impl Fn(Error) -> Error,
+    options: &Options,
+) -> Result<FileChange> {
     let before = snapshot::read_text(&g.path).map_err(located)?;
-    let text = before.text();
-    let endings = std::cell::OnceCell::new();
-    let mut splices: Vec<Splice> = Vec::new();
-    let mut matched: Vec<(usize, &'static str)> = Vec::new();
-    for &i in &g.ops {
-        let op = &plan.ops[i];
-        let OpKind::Edit { edit, expected } = &op.kind else {
-            continue;
-        };
-        let label = op.origin.label();
-        check_expected(&before, *expected, &g.path, op)
-            .map_err(|e| e.at(&label).detail("pointer", op.origin.pointer()))?;
-        let ctx = EditContext {
-            path: &g.path.rel,
-            label: &label,
-            op: i,
-            digest: before.digest,
-            endings: &endings,
-        };
-        let resolved = text::resolve(edit, text, &ctx)
-            .map_err(|e| e.detail("pointer", op.origin.pointer()))?;
-        matched.push((i, resolved.matched_by));
-        splices.extend(resolved.splices);
-    }
+    let FileEdits {
+        mut splices,
+        matches,
+        source,
+        structural,
+    } = resolve_file(plan, &g.ops, &g.path, &before)?;
     if let Err(overlap) = splice::order(&mut splices) {
         return Err(overlap_error(plan, overlap.first, overlap.second, &g.path));
     }
     let after = splice::apply(&before.bytes, &splices);
-    let edits = reports(plan, &matched, &splices, &before.bytes, &after);
-    let ranges = splices
+    let edits = reports(plan, &matches, &splices, &before.bytes, &after);
+    let ranges: Vec<_> = splices
         .iter()
         .map(|s| s.range.clone())
         .zip(splice::output_ranges(&splices))
@@ -214,6 +215,17 @@ fn prepare_edits(plan: &Plan, g: &Group, located: impl Fn(Error) -> Error) -> Re
         unchanged.after_digest = unchanged.digest_before();
         return Ok(unchanged);
     }
+    let rules = Rules {
+        strict: structural,
+        allow_errors: options.allow_syntax_errors,
+    };
+    let syntax = gate::check(
+        &g.path.rel,
+        Some((&before.bytes, source.as_ref())),
+        &after,
+        &ranges,
+        rules,
+    )?;
     let mut modified = change(
         g.path.clone(),
         Action::Modified,
@@ -223,6 +235,7 @@ fn prepare_edits(plan: &Plan, g: &Group, located: impl Fn(Error) -> Error) -> Re
         Vec::new(),
     );
     modified.ranges = ranges;
+    modified.syntax = Some(syntax);
     Ok(modified)
 }
 
@@ -242,33 +255,10 @@ fn overlap_error(plan: &Plan, a: usize, b: usize, path: &TargetPath) -> Error {
     .hint("Edits of one file all resolve against the file as read; merge the two into one edit.")
 }
 
-fn check_expected(
-    before: &Snapshot,
-    expected: Option<Digest>,
-    path: &TargetPath,
-    op: &Op,
-) -> Result<()> {
-    match expected {
-        Some(want) if want != before.digest => Err(Error::new(
-            Code::EvidenceChanged,
-            format!(
-                "{} changed since it was read: its sha256 is {}, the plan expected {}",
-                path.rel, before.digest, want
-            ),
-        )
-        .detail("path", path.rel.as_str())
-        .detail("expected_sha256", want.to_hex())
-        .detail("actual_sha256", before.digest.to_hex())
-        .detail("pointer", op.origin.pointer())
-        .hint("Re-read the file and rebuild the edit against its current content.")),
-        _ => Ok(()),
-    }
-}
-
 /// Line spans of every splice, grouped by the operation that produced it.
 fn reports(
     plan: &Plan,
-    matched: &[(usize, &'static str)],
+    matched: &[OpMatch],
     splices: &[Splice],
     old: &[u8],
     new: &[u8],
@@ -294,11 +284,14 @@ fn reports(
     }
     matched
         .iter()
-        .map(|&(op, matched_by)| EditReport {
-            op,
-            pointer: plan.ops[op].origin.pointer(),
-            matched_by,
-            spans: spans.remove(&op).unwrap_or_default(),
+        .map(|m| EditReport {
+            op: m.op,
+            pointer: plan.ops[m.op].origin.pointer(),
+            matched_by: m.matched_by,
+            spans: spans.remove(&m.op).unwrap_or_default(),
+            regex_replacements: m.regex_replacements,
+            repaired: m.repaired.clone(),
+            target: m.target.clone(),
         })
         .collect()
 }

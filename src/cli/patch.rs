@@ -1,0 +1,308 @@
+//! `patch FILE …`: one target, one operation, built and applied in one call.
+//!
+//! Targets (exactly one family): `--find` (exact text, as `edit`), `--symbol NAME|Outer.inner`,
+//! `--at <identity>`, `--at LINE:HASH` (`--end-anchor LINE:HASH` for a range),
+//! `--at file-start|file-end`, `--kind K --name GLOB`. Operations (exactly one): `--replace`,
+//! `--delete`, `--insert-before`, `--insert-after`, `--insert`, `--scoped-regex`. Payload: the
+//! flag's value, `--text-file F` or `--stdin-text`. `--json` reads an identedit patch request.
+
+use std::io::Read;
+
+use clap::Args;
+
+use crate::error::{Error, Result};
+use crate::formats::patch_request;
+use crate::plan::{
+    Digest, LineAnchor, NodeOp, Occurrence, Op, OpKind, Origin, PathBase, PathSpec, Plan, Target,
+    TextEdit,
+};
+use crate::report::{self, Report};
+use crate::target::workspace::Workspace;
+use crate::txn::{self, journal::Recovered};
+
+#[derive(Debug, Args)]
+pub struct PatchArgs {
+    /// File to patch, relative to the current directory.
+    pub file: Option<String>,
+    /// Exact text to replace (the find/replace form of `edit`).
+    #[arg(long, allow_hyphen_values = true)]
+    pub find: Option<String>,
+    /// Structure by bare or qualified name (`Class.method`).
+    #[arg(long, value_name = "NAME")]
+    pub symbol: Option<String>,
+    /// A node identity (16 hex), a `LINE:HASH` anchor, `file-start` or `file-end`.
+    #[arg(long, value_name = "TARGET")]
+    pub at: Option<String>,
+    /// Last line of a line range (`LINE:HASH`), with `--at LINE:HASH`.
+    #[arg(long, value_name = "LINE:HASH")]
+    pub end_anchor: Option<String>,
+    /// Structure kind of a selector (with `--name`).
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// Name glob of a selector (`*`, `?`).
+    #[arg(long, value_name = "GLOB")]
+    pub name: Option<String>,
+    /// Replace the target (with TEXT, --text-file or --stdin-text).
+    #[arg(long, num_args = 0..=1, allow_hyphen_values = true, value_name = "TEXT")]
+    pub replace: Option<Option<String>>,
+    /// Delete the target.
+    #[arg(long)]
+    pub delete: bool,
+    /// Insert before the target.
+    #[arg(long, num_args = 0..=1, allow_hyphen_values = true, value_name = "TEXT")]
+    pub insert_before: Option<Option<String>>,
+    /// Insert after the target.
+    #[arg(long, num_args = 0..=1, allow_hyphen_values = true, value_name = "TEXT")]
+    pub insert_after: Option<Option<String>>,
+    /// Insert at a file boundary (`--at file-start|file-end`).
+    #[arg(long, num_args = 0..=1, allow_hyphen_values = true, value_name = "TEXT")]
+    pub insert: Option<Option<String>>,
+    /// A regex replaced inside the target structure only.
+    #[arg(long, value_name = "PATTERN", requires = "scoped_replacement")]
+    pub scoped_regex: Option<String>,
+    /// Replacement of `--scoped-regex` (`$1` refers to groups).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub scoped_replacement: Option<String>,
+    /// Read the payload from this file (verbatim bytes).
+    #[arg(long, value_name = "FILE", conflicts_with = "stdin_text")]
+    pub text_file: Option<String>,
+    /// Read the payload from stdin.
+    #[arg(long)]
+    pub stdin_text: bool,
+    /// With --find: replace only the N-th occurrence.
+    #[arg(long, value_name = "N", conflicts_with = "all")]
+    pub occurrence: Option<u64>,
+    /// With --find: replace every occurrence.
+    #[arg(long)]
+    pub all: bool,
+    /// Refuse unless the file's sha256 is this.
+    #[arg(long, visible_alias = "expected-source-sha256", value_name = "SHA256")]
+    pub expected_sha256: Option<String>,
+    /// Remap a stale line anchor to the one line its hash now sits on (once, reported).
+    #[arg(long)]
+    pub auto_repair: bool,
+    /// Allow text and line edits that add syntax errors.
+    #[arg(long)]
+    pub allow_syntax_errors: bool,
+    /// Prove everything, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the unified diff of the result.
+    #[arg(long)]
+    pub diff: bool,
+    /// Read an identedit patch request (`{command, file, target, op}`) from stdin.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)> {
+    let (plan, dry_run) = if args.json {
+        let mut input = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut input)
+            .map_err(|e| Error::io("reading stdin", &e))?;
+        let request = patch_request::parse(&input)?;
+        (request.plan, args.dry_run || request.dry_run)
+    } else {
+        (from_flags(ws, args)?, args.dry_run)
+    };
+    let options = txn::Options {
+        dry_run,
+        allow_syntax_errors: args.allow_syntax_errors,
+    };
+    let outcome = txn::execute(ws, &plan, options)?;
+    Ok((
+        report::outcome(&plan, &outcome, args.diff),
+        outcome.recovered,
+    ))
+}
+
+fn usage(message: impl Into<String>) -> Error {
+    super::usage_error(message)
+}
+
+/// The payload of an operation: its inline value, `--text-file` or `--stdin-text`.
+fn payload(
+    ws: &Workspace,
+    args: &PatchArgs,
+    inline: &Option<String>,
+    flag: &str,
+) -> Result<String> {
+    let sources = usize::from(inline.is_some())
+        + usize::from(args.text_file.is_some())
+        + usize::from(args.stdin_text);
+    if sources != 1 {
+        return Err(usage(format!(
+            "{flag} needs exactly one payload: a value, --text-file FILE or --stdin-text"
+        )));
+    }
+    if let Some(text) = inline {
+        return Ok(text.clone());
+    }
+    let bytes = match &args.text_file {
+        Some(file) => std::fs::read(ws.cwd.join(file))
+            .map_err(|e| Error::io(&format!("--text-file {file}"), &e))?,
+        None => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| Error::io("--stdin-text", &e))?;
+            bytes
+        }
+    };
+    String::from_utf8(bytes).map_err(|_| usage("the payload is not valid UTF-8"))
+}
+
+fn operation(ws: &Workspace, args: &PatchArgs) -> Result<NodeOp> {
+    let mut ops = Vec::new();
+    if let Some(v) = &args.replace {
+        ops.push(NodeOp::Replace(payload(ws, args, v, "--replace")?));
+    }
+    if args.delete {
+        ops.push(NodeOp::Delete);
+    }
+    if let Some(v) = &args.insert_before {
+        ops.push(NodeOp::InsertBefore(payload(
+            ws,
+            args,
+            v,
+            "--insert-before",
+        )?));
+    }
+    if let Some(v) = &args.insert_after {
+        ops.push(NodeOp::InsertAfter(payload(ws, args, v, "--insert-after")?));
+    }
+    if let Some(v) = &args.insert {
+        ops.push(NodeOp::Insert(payload(ws, args, v, "--insert")?));
+    }
+    if let (Some(pattern), Some(replacement)) = (&args.scoped_regex, &args.scoped_replacement) {
+        ops.push(NodeOp::ScopedRegex {
+            pattern: pattern.clone(),
+            replacement: replacement.clone(),
+        });
+    }
+    match ops.len() {
+        1 => Ok(ops.remove(0)),
+        0 => Err(usage(
+            "give one operation: --replace, --delete, --insert-before, --insert-after, --insert or --scoped-regex",
+        )),
+        _ => Err(usage("give exactly one operation per patch")),
+    }
+}
+
+/// `--at`: a node identity, a line anchor or a file boundary.
+fn at_target(value: &str, end: Option<&String>) -> Result<Target> {
+    let is_identity = value.len() == 16 && value.bytes().all(|b| b.is_ascii_hexdigit());
+    if end.is_some() && (is_identity || !value.contains(':')) {
+        return Err(usage("--end-anchor goes with --at LINE:HASH"));
+    }
+    match value.to_ascii_lowercase().as_str() {
+        "file-start" | "file_start" => return Ok(Target::FileStart),
+        "file-end" | "file_end" => return Ok(Target::FileEnd),
+        _ => {}
+    }
+    if is_identity {
+        let identity = value.to_ascii_lowercase();
+        return Ok(Target::Node {
+            identity,
+            kind: None,
+            expected_hash: None,
+            span_hint: None,
+        });
+    }
+    let start = LineAnchor::parse(value).map_err(usage)?;
+    let end = end
+        .map(|e| LineAnchor::parse(e))
+        .transpose()
+        .map_err(usage)?;
+    Ok(Target::Lines { start, end })
+}
+
+fn target(args: &PatchArgs) -> Result<Target> {
+    let families = usize::from(args.symbol.is_some())
+        + usize::from(args.at.is_some())
+        + usize::from(args.kind.is_some());
+    if families != 1 {
+        return Err(usage(
+            "give exactly one target: --find, --symbol, --at, or --kind with --name",
+        ));
+    }
+    if args.name.is_some() && args.kind.is_none() {
+        return Err(usage("--name goes with --kind"));
+    }
+    if let Some(symbol) = &args.symbol {
+        return Ok(Target::Symbol(symbol.clone()));
+    }
+    if let Some(kind) = &args.kind {
+        return Ok(Target::Selector {
+            kind: kind.clone(),
+            name: args.name.clone(),
+            exclude_kinds: Vec::new(),
+        });
+    }
+    at_target(
+        args.at.as_deref().unwrap_or_default(),
+        args.end_anchor.as_ref(),
+    )
+}
+
+fn from_flags(ws: &Workspace, args: &PatchArgs) -> Result<Plan> {
+    let file = args.file.clone().ok_or_else(|| usage("FILE is required"))?;
+    let expected = args
+        .expected_sha256
+        .as_deref()
+        .map(Digest::parse)
+        .transpose()
+        .map_err(|e| usage(e.message))?;
+    let kind = if let Some(find) = &args.find {
+        if args.symbol.is_some() || args.at.is_some() || args.kind.is_some() {
+            return Err(usage(
+                "--find is a target of its own; drop --symbol, --at and --kind",
+            ));
+        }
+        let replace = payload(
+            ws,
+            args,
+            args.replace.as_ref().unwrap_or(&None),
+            "--replace",
+        )?;
+        if find.is_empty() {
+            return Err(usage("`--find` must not be empty"));
+        }
+        let select = Occurrence::from_fields(args.occurrence, Some(args.all)).map_err(usage)?;
+        OpKind::Edit {
+            edit: TextEdit {
+                find: find.clone(),
+                replace,
+                select,
+            },
+            expected,
+        }
+    } else {
+        let target = target(args)?;
+        let op = operation(ws, args)?;
+        op.check(&target).map_err(usage)?;
+        OpKind::Targeted {
+            target,
+            op,
+            expected,
+            repair: args.auto_repair,
+        }
+    };
+    Ok(Plan {
+        label: None,
+        dialect: "patch_flags",
+        input_sha256: None,
+        ops: vec![Op {
+            path: PathSpec {
+                raw: file,
+                base: PathBase::Cwd,
+            },
+            origin: Origin {
+                list: "operations",
+                index: 0,
+            },
+            kind,
+        }],
+    })
+}

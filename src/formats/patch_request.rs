@@ -1,0 +1,190 @@
+//! identedit's patch request (`patch --json` on stdin), one target and one operation:
+//!
+//! ```json
+//! {"command": "patch", "file": "example.py",
+//!  "target": {"type": "node", "identity": "…16 hex…", "kind": "function_definition",
+//!             "expected_old_hash": "…16 hex…", "span_hint": {"start": 10, "end": 80}},
+//!  "op": {"type": "replace", "new_text": "…"},
+//!  "options": {"auto_repair": false, "dry_run": false, "verbose": false}}
+//! ```
+//! Targets: `node` (the default when `type` is omitted), `symbol {name}`,
+//! `selector {kind, name?, exclude_kinds?}`, `line {anchor, end_anchor?}`,
+//! `file_start` / `file_end` (`expected_file_hash`: the file's sha256). Operations: `replace`,
+//! `set_line`, `replace_lines`, `replace_range` (`new_text`), `delete`, `insert_before`,
+//! `insert_after` (`new_text` or `text`), `insert` (`new_text`), `scoped_regex
+//! {pattern, replacement}`. Unknown keys are refused. `file` is relative to the current directory.
+
+use serde::Deserialize;
+
+use crate::error::{Code, Error, Result};
+use crate::plan::{
+    Digest, LineAnchor, NodeOp, Op, OpKind, Origin, PathBase, PathSpec, Plan, Target,
+};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    command: Option<String>,
+    file: String,
+    target: TargetWire,
+    op: OpWire,
+    #[serde(default)]
+    options: OptionsWire,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct OptionsWire {
+    #[serde(default)]
+    auto_repair: bool,
+    #[serde(default)]
+    dry_run: bool,
+    #[serde(default)]
+    verbose: bool,
+}
+
+#[derive(Deserialize)]
+struct SpanWire {
+    start: usize,
+    end: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TargetWire {
+    #[serde(rename = "type")]
+    kind_of_target: Option<String>,
+    identity: Option<String>,
+    kind: Option<String>,
+    expected_old_hash: Option<String>,
+    span_hint: Option<SpanWire>,
+    name: Option<String>,
+    exclude_kinds: Option<Vec<String>>,
+    anchor: Option<String>,
+    end_anchor: Option<String>,
+    expected_file_hash: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpWire {
+    #[serde(rename = "type")]
+    kind: String,
+    new_text: Option<String>,
+    text: Option<String>,
+    pattern: Option<String>,
+    replacement: Option<String>,
+}
+
+/// A compiled request: the plan and whether it asked for a dry run.
+pub struct PatchRequest {
+    pub plan: Plan,
+    pub dry_run: bool,
+}
+
+fn malformed(message: impl Into<String>) -> Error {
+    Error::malformed(message)
+        .hint("See the request shape in `git identedit patch --help` and README.md.")
+}
+
+fn required(value: Option<String>, what: &str) -> Result<String> {
+    value.ok_or_else(|| malformed(format!("`{what}` is required")))
+}
+
+fn target(wire: TargetWire) -> Result<(Target, Option<Digest>)> {
+    let anchor = |text: String| LineAnchor::parse(&text).map_err(malformed);
+    let file_hash = wire
+        .expected_file_hash
+        .as_deref()
+        .map(Digest::parse)
+        .transpose()?;
+    let target = match wire.kind_of_target.as_deref().unwrap_or("node") {
+        "node" => Target::Node {
+            identity: required(wire.identity, "target.identity")?,
+            kind: wire.kind,
+            expected_hash: wire.expected_old_hash,
+            span_hint: wire.span_hint.map(|s| (s.start, s.end)),
+        },
+        "symbol" => Target::Symbol(required(wire.name, "target.name")?),
+        "selector" => Target::Selector {
+            kind: required(wire.kind, "target.kind")?,
+            name: wire.name,
+            exclude_kinds: wire.exclude_kinds.unwrap_or_default(),
+        },
+        "line" => Target::Lines {
+            start: anchor(required(wire.anchor, "target.anchor")?)?,
+            end: wire.end_anchor.map(anchor).transpose()?,
+        },
+        "file_start" => Target::FileStart,
+        "file_end" => Target::FileEnd,
+        other => {
+            return Err(Error::new(
+                Code::PlanUnsupported,
+                format!("target type `{other}` is not supported"),
+            ));
+        }
+    };
+    Ok((target, file_hash))
+}
+
+fn operation(wire: OpWire) -> Result<NodeOp> {
+    let text = |wire_text: Option<String>| required(wire_text, "op.new_text");
+    Ok(match wire.kind.as_str() {
+        "replace" | "set_line" | "replace_lines" | "replace_range" => {
+            NodeOp::Replace(text(wire.new_text)?)
+        }
+        "delete" => NodeOp::Delete,
+        "insert_before" => NodeOp::InsertBefore(text(wire.new_text.or(wire.text))?),
+        "insert_after" | "insert_after_line" | "line_insert_after" => {
+            NodeOp::InsertAfter(text(wire.new_text.or(wire.text))?)
+        }
+        "insert" => NodeOp::Insert(text(wire.new_text)?),
+        "scoped_regex" => NodeOp::ScopedRegex {
+            pattern: required(wire.pattern, "op.pattern")?,
+            replacement: required(wire.replacement, "op.replacement")?,
+        },
+        other => {
+            return Err(Error::new(
+                Code::PlanUnsupported,
+                format!("operation `{other}` is not supported"),
+            ));
+        }
+    })
+}
+
+pub fn parse(input: &[u8]) -> Result<PatchRequest> {
+    let request: Request = serde_json::from_slice(input)
+        .map_err(|e| malformed(format!("the patch request is invalid: {e}")))?;
+    if request.command.as_deref().is_some_and(|c| c != "patch") {
+        return Err(malformed("`command` must be \"patch\""));
+    }
+    let (target, expected) = target(request.target)?;
+    let op = operation(request.op)?;
+    op.check(&target).map_err(malformed)?;
+    let _ = request.options.verbose;
+    let plan = Plan {
+        label: None,
+        dialect: "patch_request",
+        input_sha256: Some(Digest::of(input)),
+        ops: vec![Op {
+            path: PathSpec {
+                raw: request.file,
+                base: PathBase::Cwd,
+            },
+            origin: Origin {
+                list: "operations",
+                index: 0,
+            },
+            kind: OpKind::Targeted {
+                target,
+                op,
+                expected,
+                repair: request.options.auto_repair,
+            },
+        }],
+    };
+    Ok(PatchRequest {
+        plan,
+        dry_run: request.options.dry_run,
+    })
+}

@@ -1,0 +1,271 @@
+//! The syntax gate: every touched file in a supported language is parsed as it would be after
+//! the whole plan, before anything is staged (dry runs included).
+//!
+//! - Structure targets (symbol, identity, selector) need a source that parses and a result that
+//!   parses cleanly (`parse_failure`, `stage: source` / `stage: proposed_result`).
+//! - Any other edit is refused when it raises the file's error count, unless syntax errors are
+//!   allowed.
+//! - The source is parsed once; the result is re-parsed incrementally from the source's tree.
+//! - `structure_changes` compares the outlines: structures that appeared, disappeared or whose
+//!   count changed. Text edits on files larger than [`max_bytes`] are `out_of_scope`.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use serde::Serialize;
+use serde_json::json;
+use tree_sitter::{InputEdit, Point, Tree};
+
+use crate::error::{Code, Error, Result};
+use crate::lang::outline::{Item, outline};
+use crate::lang::parse::{error_count, first_error, parse};
+use crate::lang::{Provider, provider_for};
+
+/// A file's parse, kept for the whole command so each file is parsed once.
+pub struct SourceTree {
+    pub provider: &'static Provider,
+    pub tree: Tree,
+    pub items: Vec<Item>,
+    pub errors: usize,
+}
+
+impl SourceTree {
+    pub fn parse(provider: &'static Provider, source: &[u8]) -> Result<Self> {
+        let tree = parse(provider, source, None)?;
+        let errors = error_count(&tree);
+        let items = outline(provider, &tree, source);
+        Ok(Self {
+            provider,
+            tree,
+            items,
+            errors,
+        })
+    }
+}
+
+/// One structure in a change report.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Named {
+    pub kind: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<usize>,
+}
+
+/// What the gate observed about one file.
+#[derive(Clone, Debug, Serialize)]
+pub struct Checked {
+    /// `checked`, `unavailable` (no provider) or `out_of_scope` (too large for text edits).
+    pub status: &'static str,
+    pub language: Option<&'static str>,
+    pub errors_before: Option<usize>,
+    pub errors_after: Option<usize>,
+    pub appeared: Vec<Named>,
+    pub disappeared: Vec<Named>,
+    pub count_changed: Vec<Named>,
+}
+
+impl Checked {
+    fn unobserved(status: &'static str, language: Option<&'static str>) -> Self {
+        Self {
+            status,
+            language,
+            errors_before: None,
+            errors_after: None,
+            appeared: Vec::new(),
+            disappeared: Vec::new(),
+            count_changed: Vec::new(),
+        }
+    }
+}
+
+const DEFAULT_MAX_BYTES: usize = 1 << 20;
+
+/// Largest file the gate parses for text edits (`IDENTEDIT_SYNTAX_MAX_BYTES`, default 1 MiB).
+pub fn max_bytes() -> usize {
+    std::env::var("IDENTEDIT_SYNTAX_MAX_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_MAX_BYTES)
+}
+
+/// How strict the gate is for one file.
+#[derive(Clone, Copy, Debug)]
+pub struct Rules {
+    /// Structure targets were used: the result must parse cleanly.
+    pub strict: bool,
+    /// Text edits may add syntax errors.
+    pub allow_errors: bool,
+}
+
+/// Checks `after` (and reports its structure changes against `before`).
+pub fn check(
+    path: &str,
+    before: Option<(&[u8], Option<&SourceTree>)>,
+    after: &[u8],
+    ranges: &[(Range<usize>, Range<usize>)],
+    rules: Rules,
+) -> Result<Checked> {
+    let Some(provider) = provider_for(path) else {
+        return Ok(Checked::unobserved("unavailable", None));
+    };
+    let largest = after.len().max(before.map_or(0, |(b, _)| b.len()));
+    if !rules.strict && largest > max_bytes() {
+        return Ok(Checked::unobserved("out_of_scope", Some(provider.name)));
+    }
+    let parsed_here;
+    let source = match before {
+        Some((bytes, Some(tree))) => Some((bytes, tree)),
+        Some((bytes, None)) => {
+            parsed_here = SourceTree::parse(provider, bytes)?;
+            Some((bytes, &parsed_here))
+        }
+        None => None,
+    };
+    let old = source.map(|(bytes, s)| edited(&s.tree, bytes, after, ranges));
+    let tree = parse(provider, after, old.as_ref())?;
+    let errors_after = error_count(&tree);
+    let errors_before = source.map_or(0, |(_, s)| s.errors);
+    if (rules.strict && errors_after > 0) || (errors_after > errors_before && !rules.allow_errors) {
+        return Err(refusal(
+            path,
+            &tree,
+            errors_before,
+            errors_after,
+            rules.strict,
+        ));
+    }
+    let items_after = outline(provider, &tree, after);
+    let empty = Vec::new();
+    let items_before = source.map_or(&empty, |(_, s)| &s.items);
+    let (appeared, disappeared, count_changed) = compare(items_before, &items_after);
+    Ok(Checked {
+        status: "checked",
+        language: Some(provider.name),
+        errors_before: source.map(|(_, s)| s.errors),
+        errors_after: Some(errors_after),
+        appeared,
+        disappeared,
+        count_changed,
+    })
+}
+
+fn refusal(path: &str, tree: &Tree, before: usize, after: usize, strict: bool) -> Error {
+    let location = first_error(tree);
+    let at = location.map_or(String::new(), |l| {
+        format!(" at line {}, column {}", l.line, l.column)
+    });
+    let message = if strict {
+        format!("the result would not parse{at} in {path}")
+    } else {
+        format!("the edit adds syntax errors{at} in {path} ({before} before, {after} after)")
+    };
+    Error::new(Code::ParseFailure, message)
+        .detail("path", path)
+        .detail("stage", "proposed_result")
+        .detail("location", json!(location))
+        .detail("errors_before", before)
+        .detail("errors_after", after)
+        .hint(if strict {
+            "Fix the replacement text (or the other edits of this file) and retry with --dry-run."
+        } else {
+            "Fix the edit, or pass --allow-syntax-errors if the file is meant to be incomplete."
+        })
+}
+
+/// The row/column of every byte offset in `offsets` (ascending), counting rows by `\n`.
+fn points(text: &[u8], offsets: &[usize]) -> Vec<Point> {
+    let (mut row, mut line_start, mut pos) = (0, 0, 0);
+    offsets
+        .iter()
+        .map(|&at| {
+            for (i, &b) in text[pos..at].iter().enumerate() {
+                if b == b'\n' {
+                    row += 1;
+                    line_start = pos + i + 1;
+                }
+            }
+            pos = at;
+            Point {
+                row,
+                column: at - line_start,
+            }
+        })
+        .collect()
+}
+
+/// The source tree with every splice applied as an edit, ready for an incremental parse.
+fn edited(
+    tree: &Tree,
+    before: &[u8],
+    after: &[u8],
+    ranges: &[(Range<usize>, Range<usize>)],
+) -> Tree {
+    let mut tree = tree.clone();
+    let offsets: Vec<usize> = ranges.iter().flat_map(|(o, _)| [o.start, o.end]).collect();
+    let pts = points(before, &offsets);
+    for (i, (old, new)) in ranges.iter().enumerate().rev() {
+        let (start, old_end) = (pts[2 * i], pts[2 * i + 1]);
+        let inserted = &after[new.clone()];
+        let new_end = match inserted.iter().rposition(|&b| b == b'\n') {
+            Some(last) => Point {
+                row: start.row + inserted.iter().filter(|&&b| b == b'\n').count(),
+                column: inserted.len() - last - 1,
+            },
+            None => Point {
+                row: start.row,
+                column: start.column + inserted.len(),
+            },
+        };
+        tree.edit(&InputEdit {
+            start_byte: old.start,
+            old_end_byte: old.end,
+            new_end_byte: old.start + inserted.len(),
+            start_position: start,
+            old_end_position: old_end,
+            new_end_position: new_end,
+        });
+    }
+    tree
+}
+
+type Changes = (Vec<Named>, Vec<Named>, Vec<Named>);
+
+fn compare(before: &[Item], after: &[Item]) -> Changes {
+    let count = |items: &[Item]| {
+        let mut map: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for i in items {
+            *map.entry((i.kind.clone(), i.qualified_name.clone()))
+                .or_default() += 1;
+        }
+        map
+    };
+    let (b, a) = (count(before), count(after));
+    let named = |(kind, name): &(String, String), before, after| Named {
+        kind: kind.clone(),
+        name: name.clone(),
+        before,
+        after,
+    };
+    let appeared = a
+        .keys()
+        .filter(|k| !b.contains_key(*k))
+        .map(|k| named(k, None, None))
+        .collect();
+    let disappeared = b
+        .keys()
+        .filter(|k| !a.contains_key(*k))
+        .map(|k| named(k, None, None))
+        .collect();
+    let count_changed = b
+        .iter()
+        .filter_map(|(k, &n)| {
+            a.get(k)
+                .filter(|&&m| m != n)
+                .map(|&m| named(k, Some(n), Some(m)))
+        })
+        .collect();
+    (appeared, disappeared, count_changed)
+}

@@ -1,0 +1,237 @@
+//! What `read` prints: the outline, a structure with context, or line anchors, as text an
+//! agent can copy from (`# node --at IDENTITY`, `LINE:HASH|content`) or as JSON handles.
+
+use serde_json::{Map, Value, json};
+
+use crate::lang::hash::line_hash;
+use crate::lang::outline::Item;
+use crate::lang::parse::Location;
+use crate::report::Report;
+use crate::target::path::TargetPath;
+use crate::target::snapshot::Snapshot;
+
+/// One line with its anchor.
+pub struct LineView {
+    pub line: usize,
+    pub hash: String,
+    pub text: String,
+}
+
+impl LineView {
+    pub fn of(line: usize, content: &str) -> Self {
+        Self {
+            line,
+            hash: line_hash(content.as_bytes()),
+            text: content.to_owned(),
+        }
+    }
+
+    fn anchor(&self) -> String {
+        format!("{}:{}", self.line, self.hash)
+    }
+
+    fn json(&self, path: &str) -> Value {
+        json!({"target_type": "line", "file": path, "line": self.line, "anchor": self.anchor(),
+               "hash": self.hash, "text": self.text})
+    }
+}
+
+/// What is shown of one file.
+pub enum Focus {
+    Outline {
+        items: Vec<Item>,
+    },
+    Symbol {
+        item: Box<Item>,
+        before: Vec<LineView>,
+        body: Vec<LineView>,
+        after: Vec<LineView>,
+    },
+    Lines {
+        shown: Vec<LineView>,
+        omitted_before: usize,
+        omitted_after: usize,
+        total: usize,
+    },
+}
+
+/// Provider name, and (error count, first error) when the file does not parse cleanly.
+pub type Language = Option<(&'static str, Option<(usize, Option<Location>)>)>;
+
+pub struct FileView {
+    path: String,
+    sha256: String,
+    text: String,
+    /// Provider name, and (error count, first error) when the file does not parse cleanly.
+    language: Language,
+    focus: Focus,
+}
+
+impl FileView {
+    pub fn new(path: &TargetPath, snapshot: &Snapshot, language: Language, focus: Focus) -> Self {
+        let text = match focus {
+            Focus::Lines { .. } => String::new(),
+            _ => snapshot.text().to_owned(),
+        };
+        Self {
+            path: path.rel.clone(),
+            sha256: snapshot.digest.to_hex(),
+            text,
+            language,
+            focus,
+        }
+    }
+}
+
+fn item_json(item: &Item, view: &FileView, verbose: bool) -> Value {
+    let mut v = json!({
+        "target_type": "node", "file": view.path, "kind": item.kind, "name": item.name,
+        "qualified_name": item.qualified_name, "start_line": item.start_line, "end_line": item.end_line,
+        "span": {"start": item.span.start, "end": item.span.end},
+        "identity": item.identity, "expected_old_hash": item.hash,
+    });
+    if verbose {
+        v["text"] = json!(view.text.get(item.span.clone()).unwrap_or_default());
+    }
+    v
+}
+
+fn file_json(view: &FileView, verbose: bool) -> Value {
+    let mut v = json!({"file": view.path, "sha256": view.sha256});
+    if let Some((language, errors)) = &view.language {
+        v["language"] = json!(language);
+        if let Some((count, at)) = errors {
+            v["parse_errors"] = json!({"count": count, "first": at});
+        }
+    }
+    match &view.focus {
+        Focus::Outline { items } => {
+            v["handles"] = items.iter().map(|i| item_json(i, view, verbose)).collect()
+        }
+        Focus::Symbol {
+            item,
+            before,
+            body,
+            after,
+        } => {
+            let mut handle = item_json(item, view, verbose);
+            handle["text"] = json!(view.text.get(item.span.clone()).unwrap_or_default());
+            v["handles"] = json!([handle]);
+            v["context_before"] = before.iter().map(|l| l.json(&view.path)).collect();
+            v["lines"] = body.iter().map(|l| l.json(&view.path)).collect();
+            v["context_after"] = after.iter().map(|l| l.json(&view.path)).collect();
+        }
+        Focus::Lines {
+            shown,
+            omitted_before,
+            omitted_after,
+            total,
+        } => {
+            v["handles"] = shown.iter().map(|l| l.json(&view.path)).collect();
+            v["total_lines"] = json!(total);
+            v["omitted_before"] = json!(omitted_before);
+            v["omitted_after"] = json!(omitted_after);
+        }
+    }
+    v
+}
+
+fn lines_text(out: &mut String, lines: &[LineView]) {
+    for l in lines {
+        out.push_str(&format!("{}|{}\n", l.anchor(), l.text));
+    }
+}
+
+fn file_text(view: &FileView, several: bool, verbose: bool) -> String {
+    let mut out = String::new();
+    let header =
+        |out: &mut String| out.push_str(&format!("## {}  sha256:{}\n", view.path, view.sha256));
+    if let Some((_, Some((count, at)))) = &view.language {
+        let at = at.map_or(String::new(), |l| {
+            format!(" (first at line {}, column {})", l.line, l.column)
+        });
+        out.push_str(&format!("# {count} syntax error(s){at}\n"));
+    }
+    match &view.focus {
+        Focus::Outline { items } => {
+            header(&mut out);
+            for i in items {
+                let indent = "  ".repeat(i.depth);
+                out.push_str(&format!(
+                    "{indent}{} {} {} [{}-{}]\n",
+                    i.identity, i.kind, i.qualified_name, i.start_line, i.end_line
+                ));
+                if verbose {
+                    out.push_str(view.text.get(i.span.clone()).unwrap_or_default());
+                    out.push('\n');
+                }
+            }
+        }
+        Focus::Symbol {
+            item,
+            before,
+            body,
+            after,
+        } => {
+            header(&mut out);
+            out.push_str(&format!(
+                "# node --at {}  {} {} [{}-{}]\n",
+                item.identity, item.kind, item.qualified_name, item.start_line, item.end_line
+            ));
+            if !before.is_empty() {
+                out.push_str("# context before\n");
+                lines_text(&mut out, before);
+            }
+            out.push_str("# symbol\n");
+            lines_text(&mut out, body);
+            if !after.is_empty() {
+                out.push_str("# context after\n");
+                lines_text(&mut out, after);
+            }
+        }
+        Focus::Lines {
+            shown,
+            omitted_before,
+            omitted_after,
+            ..
+        } => {
+            if several {
+                header(&mut out);
+            }
+            if *omitted_before > 0 {
+                out.push_str(&format!("# {omitted_before} line(s) omitted before\n"));
+            }
+            lines_text(&mut out, shown);
+            if *omitted_after > 0 {
+                out.push_str(&format!("# {omitted_after} line(s) omitted after\n"));
+            }
+        }
+    }
+    out
+}
+
+/// The report of a `read`.
+pub fn render(views: &[FileView], json_mode: bool, verbose: bool, several: bool) -> Report {
+    let files: Vec<Value> = views.iter().map(|v| file_json(v, verbose)).collect();
+    let handles: usize = files
+        .iter()
+        .map(|f| f["handles"].as_array().map_or(0, Vec::len))
+        .sum();
+    let mut json = Map::new();
+    json.insert("files".into(), Value::Array(files));
+    json.insert(
+        "summary".into(),
+        json!({"files_scanned": views.len(), "matches": handles}),
+    );
+    let text = views
+        .iter()
+        .map(|v| file_text(v, several, verbose))
+        .collect();
+    let _ = json_mode;
+    Report {
+        json,
+        text,
+        raw: false,
+        note: String::new(),
+    }
+}

@@ -1,0 +1,391 @@
+//! Structure targets: a symbol (`Class.method` or a bare name), a node identity from `read`,
+//! or a kind + name-glob selector, resolved on the outline of the file as read; and the
+//! splices of node operations.
+//!
+//! Node text is raw: a replacement is written verbatim over the node's bytes (indentation
+//! before the node stays). A node alone on its lines is deleted with those lines, and text
+//! inserted before or after it goes on lines of its own.
+
+use serde_json::{Value, json};
+
+use crate::error::{Code, Error, Result};
+use crate::lang::outline::Item;
+use crate::plan::splice::Splice;
+use crate::plan::{NodeOp, Target};
+use crate::target::lines::dominant_terminator;
+
+const MAX_CANDIDATES: usize = 16;
+
+/// A resolved node operation.
+pub struct Resolved {
+    pub splices: Vec<Splice>,
+    pub matched_by: &'static str,
+    /// The target as found (for `locations`).
+    pub item: Item,
+    pub regex_replacements: Option<usize>,
+}
+
+fn candidates(items: &[&Item], text: &str) -> (Value, Option<Value>) {
+    let list: Vec<Value> = items
+        .iter()
+        .take(MAX_CANDIDATES)
+        .map(|i| {
+            let first = text[i.span.clone()].lines().next().unwrap_or_default();
+            json!({"identity": i.identity, "kind": i.kind, "qualified_name": i.qualified_name,
+                   "line": i.start_line, "end_line": i.end_line, "text": first})
+        })
+        .collect();
+    let summary = (items.len() > MAX_CANDIDATES)
+        .then(|| json!({"total": items.len(), "omitted": items.len() - MAX_CANDIDATES}));
+    (Value::Array(list), summary)
+}
+
+fn ambiguous(what: &str, found: &[&Item], text: &str, path: &str) -> Error {
+    let (list, summary) = candidates(found, text);
+    let mut err = Error::new(
+        Code::AmbiguousTarget,
+        format!("{what} matches {} structures in {path}", found.len()),
+    )
+    .detail("path", path)
+    .detail("candidates", list)
+    .hint(
+        "Use a qualified name (`Outer.inner`), or copy an identity from `candidates` into `--at`.",
+    );
+    if let Some(summary) = summary {
+        err = err.detail("candidate_summary", summary);
+    }
+    err
+}
+
+fn missing(what: &str, items: &[Item], path: &str) -> Error {
+    let names: Vec<&str> = items
+        .iter()
+        .take(40)
+        .map(|i| i.qualified_name.as_str())
+        .collect();
+    Error::new(
+        Code::TargetMissing,
+        format!("{what} matches no structure in {path}"),
+    )
+    .detail("path", path)
+    .detail("structures", names)
+    .hint("Re-read the outline with `git identedit read FILE` and use a name or identity it shows.")
+}
+
+/// A glob (`*`, `?`) as an anchored regex.
+pub fn glob(pattern: &str) -> Result<regex::Regex> {
+    let body: String = pattern
+        .chars()
+        .map(|c| match c {
+            '*' => ".*".to_owned(),
+            '?' => ".".to_owned(),
+            c => regex::escape(&c.to_string()),
+        })
+        .collect();
+    regex::Regex::new(&format!("^{body}$"))
+        .map_err(|e| Error::new(Code::PlanMalformed, format!("bad name glob: {e}")))
+}
+
+/// A way of matching a symbol, and its name in `matched_by`.
+type Tier<'a> = (&'a dyn Fn(&Item) -> bool, &'static str);
+
+/// Picks the one structure a target names.
+pub fn find<'i>(
+    items: &'i [Item],
+    target: &Target,
+    text: &str,
+    path: &str,
+) -> Result<(&'i Item, &'static str)> {
+    let one = |found: Vec<&'i Item>, what: &str, how: &'static str| match found.len() {
+        1 => Ok(Some((found[0], how))),
+        0 => Ok(None),
+        _ => Err(ambiguous(what, &found, text, path)),
+    };
+    match target {
+        Target::Symbol(symbol) => {
+            let what = format!("symbol `{symbol}`");
+            let suffix = format!(".{symbol}");
+            let tiers: [Tier<'_>; 3] = [
+                (&|i| i.qualified_name == *symbol, "symbol"),
+                (&|i| i.qualified_name.ends_with(&suffix), "symbol_suffix"),
+                (&|i| i.name == *symbol, "symbol_name"),
+            ];
+            for (test, how) in tiers {
+                if let Some(hit) = one(items.iter().filter(|i| test(i)).collect(), &what, how)? {
+                    return Ok(hit);
+                }
+            }
+            Err(missing(&what, items, path))
+        }
+        Target::Selector {
+            kind,
+            name,
+            exclude_kinds,
+        } => {
+            let pattern = name.as_deref().map(glob).transpose()?;
+            let found: Vec<&Item> = items
+                .iter()
+                .filter(|i| i.kind == *kind && !exclude_kinds.contains(&i.kind))
+                .filter(|i| pattern.as_ref().is_none_or(|p| p.is_match(&i.name)))
+                .collect();
+            let what = format!(
+                "selector kind `{kind}` name `{}`",
+                name.as_deref().unwrap_or("*")
+            );
+            one(found, &what, "selector")?.ok_or_else(|| missing(&what, items, path))
+        }
+        Target::Node {
+            identity,
+            kind,
+            expected_hash,
+            span_hint,
+        } => find_node(
+            items,
+            identity,
+            kind.as_deref(),
+            expected_hash.as_deref(),
+            *span_hint,
+            text,
+            path,
+        ),
+        _ => Err(Error::internal("not a structure target")),
+    }
+}
+
+fn find_node<'i>(
+    items: &'i [Item],
+    identity: &str,
+    kind: Option<&str>,
+    expected_hash: Option<&str>,
+    span_hint: Option<(usize, usize)>,
+    text: &str,
+    path: &str,
+) -> Result<(&'i Item, &'static str)> {
+    let kind_ok = |i: &Item| kind.is_none_or(|k| i.kind == k);
+    let mut found: Vec<&Item> = items
+        .iter()
+        .filter(|i| i.identity == identity && kind_ok(i))
+        .collect();
+    if let (true, Some((start, end))) = (found.len() > 1, span_hint) {
+        found.retain(|i| i.span.start == start && i.span.end == end);
+    }
+    match found.len() {
+        1 => return Ok((found[0], "identity")),
+        n if n > 1 => {
+            return Err(ambiguous(
+                &format!("identity {identity}"),
+                &found,
+                text,
+                path,
+            ));
+        }
+        _ => {}
+    }
+    // The node may have moved (an edit elsewhere changes its qualified name or neighbours):
+    // fall back to the one structure of that kind with the expected content hash.
+    if let (Some(_), Some(hash)) = (kind, expected_hash) {
+        let moved: Vec<&Item> = items
+            .iter()
+            .filter(|i| kind_ok(i) && i.hash == hash)
+            .collect();
+        if moved.len() == 1 {
+            return Ok((moved[0], "content_hash"));
+        }
+    }
+    Err(Error::new(Code::TargetMissing, format!("no structure with identity {identity} in {path}"))
+        .detail("path", path)
+        .detail("identity", identity)
+        .hint("The node changed or never existed: re-read with `git identedit read FILE` and copy a fresh identity."))
+}
+
+/// Start of the line holding `at`.
+fn line_start(text: &str, at: usize) -> usize {
+    text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1)
+}
+
+/// End of the line content holding `at`, and the end of its terminator.
+fn line_end(text: &str, at: usize) -> (usize, usize) {
+    let content_end = text[at..].find(['\n', '\r']).map_or(text.len(), |i| at + i);
+    let rest = &text[content_end..];
+    let term = if rest.starts_with("\r\n") {
+        2
+    } else {
+        usize::from(!rest.is_empty())
+    };
+    (content_end, content_end + term)
+}
+
+fn blank(s: &str) -> bool {
+    s.chars().all(|c| c == ' ' || c == '\t')
+}
+
+fn terminated(payload: &str, term: &str) -> String {
+    if payload.ends_with('\n') || payload.ends_with('\r') || payload.is_empty() {
+        payload.to_owned()
+    } else {
+        format!("{payload}{term}")
+    }
+}
+
+/// The splice of `op` on the structure `item`.
+pub fn splice(
+    item: &Item,
+    op: &NodeOp,
+    text: &str,
+    index: usize,
+) -> Result<(Splice, Option<usize>)> {
+    let (a, b) = (item.span.start, item.span.end);
+    let ls = line_start(text, a);
+    let (le, after_term) = line_end(text, b);
+    let own_lines = blank(&text[ls..a]) && blank(&text[b..le]);
+    let term = {
+        let t = &text[le..after_term];
+        if t.is_empty() {
+            dominant_terminator(text)
+        } else {
+            t
+        }
+    };
+    let at = |range: std::ops::Range<usize>, text: String| Splice {
+        range,
+        text,
+        op: index,
+    };
+    let result = match op {
+        NodeOp::Replace(new) => at(a..b, new.clone()),
+        NodeOp::Delete if own_lines && after_term > le => at(ls..after_term, String::new()),
+        NodeOp::Delete if own_lines && ls > 0 => {
+            let before = &text[..ls];
+            let prev_term = if before.ends_with("\r\n") { 2 } else { 1 };
+            at(ls - prev_term..le, String::new())
+        }
+        NodeOp::Delete => at(a..b, String::new()),
+        NodeOp::InsertBefore(new) if blank(&text[ls..a]) => at(ls..ls, terminated(new, term)),
+        NodeOp::InsertBefore(new) => at(a..a, new.clone()),
+        NodeOp::InsertAfter(new) if blank(&text[b..le]) && after_term > le => {
+            at(after_term..after_term, terminated(new, term))
+        }
+        NodeOp::InsertAfter(new) if blank(&text[b..le]) => at(
+            le..le,
+            format!("{term}{}", new.trim_end_matches(['\n', '\r'])),
+        ),
+        NodeOp::InsertAfter(new) => at(b..b, new.clone()),
+        NodeOp::ScopedRegex {
+            pattern,
+            replacement,
+        } => return scoped_regex(item, pattern, replacement, text, index),
+        NodeOp::Insert(_) => {
+            return Err(Error::new(
+                Code::PlanMalformed,
+                "`insert` works on file boundaries only",
+            ));
+        }
+    };
+    Ok((result, None))
+}
+
+fn scoped_regex(
+    item: &Item,
+    pattern: &str,
+    replacement: &str,
+    text: &str,
+    index: usize,
+) -> Result<(Splice, Option<usize>)> {
+    let re = regex::Regex::new(pattern).map_err(|e| {
+        Error::new(Code::PlanMalformed, format!("invalid scoped regex: {e}"))
+            .detail("pattern", pattern)
+    })?;
+    let node = &text[item.span.clone()];
+    let count = re.find_iter(node).count();
+    if count == 0 {
+        return Err(Error::new(
+            Code::TargetMissing,
+            format!("the pattern matches nothing inside {}", item.qualified_name),
+        )
+        .detail("pattern", pattern)
+        .detail("qualified_name", item.qualified_name.as_str())
+        .hint("The regex is bounded to the node's text; re-read the node with `read --symbol`."));
+    }
+    let new = re.replace_all(node, replacement).into_owned();
+    Ok((
+        Splice {
+            range: item.span.clone(),
+            text: new,
+            op: index,
+        },
+        Some(count),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(text: &str, needle: &str) -> Item {
+        let start = text.find(needle).expect("needle");
+        Item {
+            kind: "function_definition".into(),
+            name: "f".into(),
+            qualified_name: "f".into(),
+            span: start..start + needle.len(),
+            start_line: 1,
+            end_line: 1,
+            identity: String::new(),
+            hash: String::new(),
+            depth: 0,
+        }
+    }
+
+    fn run(text: &str, needle: &str, op: NodeOp) -> String {
+        let (s, _) = splice(&item(text, needle), &op, text, 0).expect("splice");
+        String::from_utf8(crate::plan::splice::apply(text.as_bytes(), &[s])).expect("utf8")
+    }
+
+    #[test]
+    fn whole_line_nodes_take_their_lines_with_them() {
+        let text = "a\n    def f(): pass\nb\n";
+        assert_eq!(run(text, "def f(): pass", NodeOp::Delete), "a\nb\n");
+        assert_eq!(
+            run(
+                text,
+                "def f(): pass",
+                NodeOp::InsertBefore("    x = 1".into())
+            ),
+            "a\n    x = 1\n    def f(): pass\nb\n"
+        );
+        assert_eq!(
+            run(
+                text,
+                "def f(): pass",
+                NodeOp::InsertAfter("    y = 2\n".into())
+            ),
+            "a\n    def f(): pass\n    y = 2\nb\n"
+        );
+        assert_eq!(run("x = f(1) + 2\n", "f(1)", NodeOp::Delete), "x =  + 2\n");
+        assert_eq!(
+            run(
+                "a\r\nfn f() {}",
+                "fn f() {}",
+                NodeOp::InsertAfter("fn g() {}".into())
+            ),
+            "a\r\nfn f() {}\r\nfn g() {}"
+        );
+        assert_eq!(run("a\r\nfn f() {}", "fn f() {}", NodeOp::Delete), "a");
+    }
+
+    #[test]
+    fn scoped_regex_stays_inside_the_node() {
+        let text = "old\nfn f() { old(); old(); }\nold\n";
+        assert_eq!(
+            run(
+                text,
+                "fn f() { old(); old(); }",
+                NodeOp::ScopedRegex {
+                    pattern: "old".into(),
+                    replacement: "new".into()
+                }
+            ),
+            "old\nfn f() { new(); new(); }\nold\n"
+        );
+    }
+}

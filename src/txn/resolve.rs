@@ -1,0 +1,219 @@
+//! Resolving every operation of one file against the file as read: exact text, line anchors,
+//! file boundaries and structures (the file is parsed at most once, and only when a structure
+//! target needs it). Produces the splices and, per operation, how it matched.
+
+use std::cell::OnceCell;
+
+use crate::error::{Code, Error, Result};
+use crate::lang::gate::SourceTree;
+use crate::lang::parse::first_error;
+use crate::lang::provider_for;
+use crate::plan::splice::Splice;
+use crate::plan::{Digest, NodeOp, Op, OpKind, Plan, Target};
+use crate::target::path::TargetPath;
+use crate::target::snapshot::Snapshot;
+use crate::target::text::{self, EditContext};
+use crate::target::{anchor, node};
+
+/// How one operation matched.
+#[derive(Clone, Debug)]
+pub struct OpMatch {
+    pub op: usize,
+    pub matched_by: &'static str,
+    pub regex_replacements: Option<usize>,
+    /// Line anchors remapped by `repair`: (from, to).
+    pub repaired: Vec<(usize, usize)>,
+    /// What a structure target resolved to (`qualified_name`), for reports.
+    pub target: Option<String>,
+}
+
+/// Every splice of one file, how each operation matched, and the source's parse if one was
+/// needed.
+pub struct FileEdits {
+    pub splices: Vec<Splice>,
+    pub matches: Vec<OpMatch>,
+    pub source: Option<SourceTree>,
+    /// A structure target was used: the result must parse cleanly.
+    pub structural: bool,
+}
+
+fn matched(op: usize, matched_by: &'static str) -> OpMatch {
+    OpMatch {
+        op,
+        matched_by,
+        regex_replacements: None,
+        repaired: Vec::new(),
+        target: None,
+    }
+}
+
+/// Resolves operations `ops` (indices into `plan.ops`) of the file `path`, as read in `before`.
+pub fn resolve_file(
+    plan: &Plan,
+    ops: &[usize],
+    path: &TargetPath,
+    before: &Snapshot,
+) -> Result<FileEdits> {
+    let text = before.text();
+    let endings = OnceCell::new();
+    let mut out = FileEdits {
+        splices: Vec::new(),
+        matches: Vec::new(),
+        source: None,
+        structural: false,
+    };
+    for &i in ops {
+        let op = &plan.ops[i];
+        let label = op.origin.label();
+        let located = |e: Error| e.detail("pointer", op.origin.pointer());
+        match &op.kind {
+            OpKind::Edit { edit, expected } => {
+                check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
+                let ctx = EditContext {
+                    path: &path.rel,
+                    label: &label,
+                    op: i,
+                    digest: before.digest,
+                    endings: &endings,
+                };
+                let resolved = text::resolve(edit, text, &ctx).map_err(located)?;
+                out.matches.push(matched(i, resolved.matched_by));
+                out.splices.extend(resolved.splices);
+            }
+            OpKind::Targeted {
+                target,
+                op: action,
+                expected,
+                repair,
+            } => {
+                check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
+                action.check(target).map_err(|m| {
+                    located(Error::new(Code::PlanMalformed, format!("{label}: {m}")))
+                })?;
+                let (splices, how) = targeted(&mut out, target, action, *repair, path, before, i)
+                    .map_err(|e| located(e.at(&label)))?;
+                out.splices.extend(splices);
+                out.matches.push(how);
+            }
+            OpKind::Create { .. } | OpKind::Delete { .. } => {}
+        }
+    }
+    Ok(out)
+}
+
+fn targeted(
+    out: &mut FileEdits,
+    target: &Target,
+    action: &NodeOp,
+    repair: bool,
+    path: &TargetPath,
+    before: &Snapshot,
+    i: usize,
+) -> Result<(Vec<Splice>, OpMatch)> {
+    let text = before.text();
+    match target {
+        Target::Lines { start, end } => {
+            let r = anchor::resolve(text, start, end.as_ref(), action, repair, &path.rel, i)?;
+            let mut how = matched(i, r.matched_by);
+            how.repaired = r.repaired;
+            Ok((r.splices, how))
+        }
+        Target::FileStart | Target::FileEnd => {
+            let NodeOp::Insert(payload) = action else {
+                return Err(Error::new(
+                    Code::PlanMalformed,
+                    "file boundaries take `insert`",
+                ));
+            };
+            let at = match target {
+                Target::FileStart if text.starts_with('\u{feff}') => 3,
+                Target::FileStart => 0,
+                _ => text.len(),
+            };
+            let name = if at == text.len() && at > 0 {
+                "file_end"
+            } else {
+                "file_start"
+            };
+            Ok((
+                vec![Splice {
+                    range: at..at,
+                    text: payload.clone(),
+                    op: i,
+                }],
+                matched(i, name),
+            ))
+        }
+        _ => {
+            out.structural = true;
+            let source = source_tree(&mut out.source, path, before)?;
+            let (item, how_found) = node::find(&source.items, target, text, &path.rel)?;
+            let (splice, regex_replacements) = node::splice(item, action, text, i)?;
+            let mut how = matched(i, how_found);
+            how.regex_replacements = regex_replacements;
+            how.target = Some(item.qualified_name.clone());
+            Ok((vec![splice], how))
+        }
+    }
+}
+
+/// The file's parse, made on first use; a source that does not parse refuses structure targets.
+fn source_tree<'s>(
+    slot: &'s mut Option<SourceTree>,
+    path: &TargetPath,
+    before: &Snapshot,
+) -> Result<&'s SourceTree> {
+    if slot.is_none() {
+        let provider = provider_for(&path.rel).ok_or_else(|| {
+            Error::new(
+                Code::NoProvider,
+                format!(
+                    "{} has no syntax provider: structure targets need one",
+                    path.rel
+                ),
+            )
+            .detail("path", path.rel.as_str())
+            .hint("Use a LINE:HASH anchor (`read --mode line`) or an exact find/replace instead.")
+        })?;
+        let parsed = SourceTree::parse(provider, &before.bytes)?;
+        if parsed.errors > 0 {
+            let location = first_error(&parsed.tree);
+            return Err(Error::new(
+                Code::ParseFailure,
+                format!(
+                    "{} does not parse, so its structures cannot be addressed",
+                    path.rel
+                ),
+            )
+            .detail("path", path.rel.as_str())
+            .detail("stage", "source")
+            .detail("location", serde_json::json!(location))
+            .hint("Repair the file with a line or text edit first."));
+        }
+        *slot = Some(parsed);
+    }
+    slot.as_ref().ok_or_else(|| Error::internal("source tree"))
+}
+
+pub fn check_expected(
+    before: &Snapshot,
+    expected: Option<Digest>,
+    path: &TargetPath,
+    op: &Op,
+) -> Result<()> {
+    match expected {
+        Some(want) if want != before.digest => Err(Error::new(
+            Code::EvidenceChanged,
+            format!(
+                "{} changed since it was read: its sha256 is {}, the plan expected {}",
+                path.rel, before.digest, want
+            ),
+        )
+        .detail("path", path.rel.as_str())
+        .detail("expected_sha256", want.to_hex())
+        .detail("actual_sha256", before.digest.to_hex())
+        .detail("pointer", op.origin.pointer())
+        .hint("Re-read the file and rebuild the edit against its current content.")),
+        _ => Ok(()),
+    }
+}
