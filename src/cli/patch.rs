@@ -43,19 +43,19 @@ pub struct PatchArgs {
     #[arg(long, value_name = "GLOB")]
     pub name: Option<String>,
     /// Replace the target (with TEXT, --text-file or --stdin-text).
-    #[arg(long, num_args = 0..=1, allow_hyphen_values = true, value_name = "TEXT")]
+    #[arg(long, num_args = 0..=1, value_name = "TEXT")]
     pub replace: Option<Option<String>>,
     /// Delete the target.
     #[arg(long)]
     pub delete: bool,
     /// Insert before the target.
-    #[arg(long, num_args = 0..=1, allow_hyphen_values = true, value_name = "TEXT")]
+    #[arg(long, num_args = 0..=1, value_name = "TEXT")]
     pub insert_before: Option<Option<String>>,
     /// Insert after the target.
-    #[arg(long, num_args = 0..=1, allow_hyphen_values = true, value_name = "TEXT")]
+    #[arg(long, num_args = 0..=1, value_name = "TEXT")]
     pub insert_after: Option<Option<String>>,
     /// Insert at a file boundary (`--at file-start|file-end`).
-    #[arg(long, num_args = 0..=1, allow_hyphen_values = true, value_name = "TEXT")]
+    #[arg(long, num_args = 0..=1, value_name = "TEXT")]
     pub insert: Option<Option<String>>,
     /// A regex replaced inside the target structure only.
     #[arg(long, value_name = "PATTERN", requires = "scoped_replacement")]

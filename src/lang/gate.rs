@@ -7,7 +7,10 @@
 //!   allowed.
 //! - The source is parsed once; the result is re-parsed incrementally from the source's tree.
 //! - `structure_changes` compares the outlines: structures that appeared, disappeared or whose
-//!   count changed. Text edits on files larger than [`max_bytes`] are `out_of_scope`.
+//!   count changed.
+//! - Parsing is the gate's whole cost (about 2.5 MB/s), so text edits share a per-command
+//!   budget of parsed bytes ([`Budget`]); files past it are `out_of_scope` (reason `budget`).
+//!   Structure targets always parse.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -57,8 +60,11 @@ pub struct Named {
 /// What the gate observed about one file.
 #[derive(Clone, Debug, Serialize)]
 pub struct Checked {
-    /// `checked`, `unavailable` (no provider) or `out_of_scope` (too large for text edits).
+    /// `checked`, `unavailable` (no provider) or `out_of_scope` (past the parse budget).
     pub status: &'static str,
+    /// Why nothing was observed, when `status` is not `checked`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
     pub language: Option<&'static str>,
     pub errors_before: Option<usize>,
     pub errors_after: Option<usize>,
@@ -68,9 +74,14 @@ pub struct Checked {
 }
 
 impl Checked {
-    fn unobserved(status: &'static str, language: Option<&'static str>) -> Self {
+    fn unobserved(
+        status: &'static str,
+        reason: &'static str,
+        language: Option<&'static str>,
+    ) -> Self {
         Self {
             status,
+            reason: Some(reason),
             language,
             errors_before: None,
             errors_after: None,
@@ -81,14 +92,30 @@ impl Checked {
     }
 }
 
-const DEFAULT_MAX_BYTES: usize = 1 << 20;
+/// About 25 ms of parsing at tree-sitter's usual 2.5 MB/s: the latency budget of one command.
+const DEFAULT_BUDGET: usize = 64 << 10;
 
-/// Largest file the gate parses for text edits (`IDENTEDIT_SYNTAX_MAX_BYTES`, default 1 MiB).
-pub fn max_bytes() -> usize {
-    std::env::var("IDENTEDIT_SYNTAX_MAX_BYTES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_MAX_BYTES)
+/// Bytes the gate may still parse for text edits in this command
+/// (`IDENTEDIT_SYNTAX_MAX_BYTES`, default 64 KiB).
+pub struct Budget(std::cell::Cell<usize>);
+
+impl Budget {
+    pub fn from_env() -> Self {
+        let bytes = std::env::var("IDENTEDIT_SYNTAX_MAX_BYTES")
+            .ok()
+            .and_then(|v| v.parse().ok());
+        Self(std::cell::Cell::new(bytes.unwrap_or(DEFAULT_BUDGET)))
+    }
+
+    /// Takes `bytes` from the budget; false (and nothing taken) when they do not fit.
+    pub fn take(&self, bytes: usize) -> bool {
+        let left = self.0.get();
+        if bytes > left {
+            return false;
+        }
+        self.0.set(left - bytes);
+        true
+    }
 }
 
 /// How strict the gate is for one file.
@@ -100,6 +127,15 @@ pub struct Rules {
     pub allow_errors: bool,
 }
 
+impl Rules {
+    pub fn new(strict: bool, allow_errors: bool) -> Self {
+        Self {
+            strict,
+            allow_errors,
+        }
+    }
+}
+
 /// Checks `after` (and reports its structure changes against `before`).
 pub fn check(
     path: &str,
@@ -107,13 +143,23 @@ pub fn check(
     after: &[u8],
     ranges: &[(Range<usize>, Range<usize>)],
     rules: Rules,
+    budget: &Budget,
 ) -> Result<Checked> {
     let Some(provider) = provider_for(path) else {
-        return Ok(Checked::unobserved("unavailable", None));
+        return Ok(Checked::unobserved("unavailable", "no_provider", None));
     };
-    let largest = after.len().max(before.map_or(0, |(b, _)| b.len()));
-    if !rules.strict && largest > max_bytes() {
-        return Ok(Checked::unobserved("out_of_scope", Some(provider.name)));
+    let parsed_already = matches!(before, Some((_, Some(_))));
+    let source_cost = if parsed_already {
+        0
+    } else {
+        before.map_or(0, |(b, _)| b.len())
+    };
+    if !rules.strict && !budget.take(after.len() + source_cost) {
+        return Ok(Checked::unobserved(
+            "out_of_scope",
+            "budget",
+            Some(provider.name),
+        ));
     }
     let parsed_here;
     let source = match before {
@@ -143,6 +189,7 @@ pub fn check(
     let (appeared, disappeared, count_changed) = compare(items_before, &items_after);
     Ok(Checked {
         status: "checked",
+        reason: None,
         language: Some(provider.name),
         errors_before: source.map(|(_, s)| s.errors),
         errors_after: Some(errors_after),

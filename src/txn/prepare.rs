@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::error::{Code, Error, Result};
-use crate::lang::gate::{self, Rules};
+use crate::lang::gate::{self, Budget, Rules};
 use crate::plan::splice::{self, Splice};
 use crate::plan::{Digest, OpKind, PathBase, Plan};
 use crate::target::lines::LineCounter;
@@ -29,8 +29,9 @@ struct Group {
 pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<FileChange>> {
     let groups = group(ws, plan)?;
     let mut changes = Vec::with_capacity(groups.len());
+    let budget = Budget::from_env();
     for g in &groups {
-        changes.push(prepare_file(plan, g, options)?);
+        changes.push(prepare_file(plan, g, options, &budget)?);
     }
     refuse_hard_links(plan, &groups, &changes)?;
     changes.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
@@ -108,7 +109,7 @@ fn conflict(
     .hint("Merge the operations into one, or split them into separate plans.")
 }
 
-fn prepare_file(plan: &Plan, g: &Group, options: &Options) -> Result<FileChange> {
+fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> Result<FileChange> {
     let first = &plan.ops[g.ops[0]];
     let located = |e: Error| {
         e.at(&first.origin.label())
@@ -121,13 +122,10 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options) -> Result<FileChange>
             let after = Arc::new(content.clone().into_bytes());
             // A new file is observed, not refused: the gate's rule is that edits must not add
             // errors, and the seed's own `creates` example carries placeholder content.
-            let _ = options;
-            let rules = Rules {
-                strict: false,
-                allow_errors: true,
-            };
-            let syntax = gate::check(&g.path.rel, None, &after, &[(0..0, 0..after.len())], rules)
-                .map_err(located)?;
+            let rules = Rules::new(false, true);
+            let whole = [(0..0, 0..after.len())];
+            let syntax =
+                gate::check(&g.path.rel, None, &after, &whole, rules, budget).map_err(located)?;
             let mut created = change(
                 g.path.clone(),
                 Action::Created,
@@ -151,7 +149,9 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options) -> Result<FileChange>
                 Vec::new(),
             ))
         }
-        OpKind::Edit { .. } | OpKind::Targeted { .. } => prepare_edits(plan, g, located, options),
+        OpKind::Edit { .. } | OpKind::Targeted { .. } => {
+            prepare_edits(plan, g, located, options, budget)
+        }
     }
 }
 
@@ -185,6 +185,7 @@ fn prepare_edits(
     g: &Group,
     located: impl Fn(Error) -> Error,
     options: &Options,
+    budget: &Budget,
 ) -> Result<FileChange> {
     let before = snapshot::read_text(&g.path).map_err(located)?;
     let FileEdits {
@@ -215,16 +216,14 @@ fn prepare_edits(
         unchanged.after_digest = unchanged.digest_before();
         return Ok(unchanged);
     }
-    let rules = Rules {
-        strict: structural,
-        allow_errors: options.allow_syntax_errors,
-    };
+    let rules = Rules::new(structural, options.allow_syntax_errors);
     let syntax = gate::check(
         &g.path.rel,
         Some((&before.bytes, source.as_ref())),
         &after,
         &ranges,
         rules,
+        budget,
     )?;
     let mut modified = change(
         g.path.clone(),
