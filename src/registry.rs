@@ -24,8 +24,13 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "patch",
-        summary: "the same operation as `edit`, under identedit's verb",
-        usage: "git identedit patch FILE --find=TEXT --replace=TEXT [--occurrence N | --all] [--dry-run] [--diff]",
+        summary: "one target, one operation: text (--find), a structure (--symbol, --at IDENTITY, --kind/--name), lines (--at LINE:HASH [--end-anchor]) or a file boundary (--at file-start|file-end)",
+        usage: "git identedit patch FILE (--find=TEXT | --symbol NAME | --at TARGET | --kind K --name GLOB) (--replace [TEXT] | --delete | --insert-before [TEXT] | --insert-after [TEXT] | --insert [TEXT] | --scoped-regex P --scoped-replacement R) [--text-file F | --stdin-text] [--auto-repair] [--dry-run] [--diff]",
+    },
+    CommandSpec {
+        name: "read",
+        summary: "the outline (structures with identities), one structure with context, a selector listing, or LINE:HASH anchors",
+        usage: "git identedit read FILE... [--symbol NAME [--context N] | --kind K [--name GLOB] | --mode line [--offset N --limit M]] [--json] [--verbose]",
     },
     CommandSpec {
         name: "apply",
@@ -52,8 +57,16 @@ pub const COMMANDS: &[CommandSpec] = &[
 /// Input dialects `apply` understands.
 pub const DIALECTS: &[&str] = &[PLAN_TYPE];
 
-/// Languages with a syntax provider (none in this build: every text file is editable).
-pub const LANGUAGES: &[&str] = &[];
+/// Languages with a syntax provider, their extensions and file names.
+fn languages() -> Value {
+    crate::lang::languages::PROVIDERS
+        .iter()
+        .map(|p| {
+            json!({"name": p.name, "extensions": p.extensions, "file_names": p.file_names,
+                        "structures": p.structures.iter().map(|s| s.kind).collect::<Vec<_>>()})
+        })
+        .collect()
+}
 
 fn exit_codes() -> Value {
     json!({
@@ -88,7 +101,10 @@ pub fn capabilities() -> Value {
         "version": env!("CARGO_PKG_VERSION"),
         "plan_types": plan_types(),
         "input_dialects": DIALECTS,
-        "languages": LANGUAGES,
+        "languages": languages(),
+        "targets": ["find", "symbol", "node_identity", "selector", "line_anchor", "file_start", "file_end"],
+        "operations": ["replace", "delete", "insert_before", "insert_after", "insert", "scoped_regex"],
+        "syntax_gate": {"structure_targets": "source and result must parse", "other_edits": "may not raise the error count (--allow-syntax-errors)", "parse_budget_bytes_env": "IDENTEDIT_SYNTAX_MAX_BYTES"},
         "commands": COMMANDS.iter().map(|c| json!({"name": c.name, "summary": c.summary, "usage": c.usage})).collect::<Vec<_>>(),
         "output_formats": ["json", "text"],
         "failpoints": failpoint::STEPS.iter().map(|(name, what)| json!({"step": name, "state": what})).collect::<Vec<_>>(),
@@ -101,7 +117,7 @@ pub fn capabilities() -> Value {
 pub fn instructions() -> Value {
     let usage: Vec<&str> = COMMANDS
         .iter()
-        .filter(|c| matches!(c.name, "edit" | "apply"))
+        .filter(|c| matches!(c.name, "edit" | "apply" | "read" | "patch"))
         .map(|c| c.usage)
         .collect();
     json!({
@@ -109,7 +125,9 @@ pub fn instructions() -> Value {
         "version": env!("CARGO_PKG_VERSION"),
         "scope": "exactly what this build executes (generated from its capability registry)",
         "procedure": [
-            "Read the file you will change; copy the exact text to replace into `find`, indentation and line breaks included.",
+            "Read before you edit: `git identedit read FILE` lists structures with identities; `read FILE --symbol Class.method --context 3` shows one with LINE:HASH anchors; `read --mode line FILE` anchors every line.",
+            "Change a structure by name: `git identedit patch FILE --symbol Class.method --replace --text-file new.txt` (the text replaces the node verbatim; start it at the declaration, keep the file's indentation on later lines). Lines: `patch FILE --at LINE:HASH --replace 'text'`.",
+            "For exact text, copy what you read into `find`, indentation and line breaks included.",
             "One change in one file: `git identedit edit FILE --find=OLD --replace=NEW --format=json`.",
             "Several changes or files, new files, deletions: write one source_edit_plan and run `git identedit apply - --format=json` with the plan on stdin; everything commits together or not at all.",
             "Add `--dry-run --diff` to see the exact diff before writing; add `expected_source_sha256` (from an earlier output) to refuse a file that changed since you read it.",
