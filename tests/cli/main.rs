@@ -5,9 +5,11 @@ mod common;
 mod concurrency;
 mod crash;
 mod edit;
+mod languages;
 mod output;
 mod scenarios;
 mod scope;
+mod syntax;
 
 #[test]
 fn no_forgotten_test_files() {
