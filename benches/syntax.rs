@@ -19,7 +19,10 @@ const BIN: &str = env!("CARGO_BIN_EXE_git-identedit");
 type Res<T> = Result<T, Box<dyn Error>>;
 
 fn runs() -> usize {
-    std::env::var("BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(15)
+    std::env::var("BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(15)
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -31,7 +34,9 @@ fn median(mut xs: Vec<f64>) -> f64 {
 fn python_source(classes: usize) -> String {
     let mut out = String::from("import os\nimport sys\n\n\n");
     for c in 0..classes {
-        out.push_str(&format!("class Service{c}:\n    \"\"\"Service number {c}.\"\"\"\n\n"));
+        out.push_str(&format!(
+            "class Service{c}:\n    \"\"\"Service number {c}.\"\"\"\n\n"
+        ));
         for m in 0..10 {
             out.push_str(&format!(
                 "    def handle_{m}(self, request, retries={m}):\n        total = 0\n        for item in request.items:\n            if item.value > {m}:\n                total += item.value * {c}\n            else:\n                total -= 1\n        return total + retries\n\n"
@@ -49,7 +54,12 @@ fn time_command(dir: &Path, args: &[&str], reset: Option<(&Path, &str)>) -> Res<
             std::fs::write(file, content)?;
         }
         let start = Instant::now();
-        let status = Command::new(BIN).args(args).current_dir(dir).stdout(Stdio::null()).stderr(Stdio::null()).status()?;
+        let status = Command::new(BIN)
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()?;
         xs.push(start.elapsed().as_secs_f64() * 1e3);
         if !status.success() {
             return Err(format!("{args:?} failed").into());
@@ -72,30 +82,68 @@ fn time_parse(path: &str, source: &str) -> Res<f64> {
 
 fn main() -> Res<()> {
     let dir = tempfile::tempdir()?;
-    Command::new("git").args(["init", "-q"]).current_dir(dir.path()).status()?;
+    Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()?;
     let source = python_source(55);
     let lines = source.lines().count();
     let file = dir.path().join("service.py");
     std::fs::write(&file, &source)?;
-    let big: String = (0..10_000).map(|i| format!("value_{i} = compute({i})  # line {i}\n")).collect();
+    let big: String = (0..10_000)
+        .map(|i| format!("value_{i} = compute({i})  # line {i}\n"))
+        .collect();
     std::fs::write(dir.path().join("lines.txt"), &big)?;
 
     let parse_ms = time_parse("service.py", &source)?;
     let start_ms = time_command(dir.path(), &["--version"], None)?;
     let budget = 1.5 * (parse_ms + start_ms);
-    let read_ms = time_command(dir.path(), &["read", "service.py", "--symbol", "Service27.handle_5", "--context", "3"], None)?;
-    let new_body = "def handle_5(self, request, retries=5):\n        return len(request.items) + retries";
-    let patch_args = ["patch", "service.py", "--symbol", "Service27.handle_5", "--replace", new_body, "--format", "json"];
+    let read_ms = time_command(
+        dir.path(),
+        &[
+            "read",
+            "service.py",
+            "--symbol",
+            "Service27.handle_5",
+            "--context",
+            "3",
+        ],
+        None,
+    )?;
+    let new_body =
+        "def handle_5(self, request, retries=5):\n        return len(request.items) + retries";
+    let patch_args = [
+        "patch",
+        "service.py",
+        "--symbol",
+        "Service27.handle_5",
+        "--replace",
+        new_body,
+        "--format",
+        "json",
+    ];
     let patch_ms = time_command(dir.path(), &patch_args, Some((&file, &source)))?;
     let lines_ms = time_command(dir.path(), &["read", "--mode", "line", "lines.txt"], None)?;
 
-    println!("service.py: {lines} lines, {} bytes; lines.txt: 10,000 lines", source.len());
+    println!(
+        "service.py: {lines} lines, {} bytes; lines.txt: 10,000 lines",
+        source.len()
+    );
     println!("one parse (in process)       {parse_ms:8.2} ms");
     println!("process start (--version)    {start_ms:8.2} ms");
     println!("target for --symbol (1.5x)   {budget:8.2} ms");
     let verdict = |ms: f64, limit: f64| if ms <= limit { "ok" } else { "OVER" };
-    println!("read --symbol                {read_ms:8.2} ms  {}", verdict(read_ms, budget));
-    println!("patch --symbol --replace     {patch_ms:8.2} ms  {}", verdict(patch_ms, budget));
-    println!("read --mode line (10k lines) {lines_ms:8.2} ms  {} (target 20 ms)", verdict(lines_ms, 20.0));
+    println!(
+        "read --symbol                {read_ms:8.2} ms  {}",
+        verdict(read_ms, budget)
+    );
+    println!(
+        "patch --symbol --replace     {patch_ms:8.2} ms  {}",
+        verdict(patch_ms, budget)
+    );
+    println!(
+        "read --mode line (10k lines) {lines_ms:8.2} ms  {} (target 20 ms)",
+        verdict(lines_ms, 20.0)
+    );
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! A file with no provider still takes text and line edits; structural requests on it fail
 //! with `no_provider`.
 
+pub mod extent;
 pub mod gate;
 pub mod hash;
 pub mod languages;

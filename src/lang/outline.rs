@@ -6,7 +6,8 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Tree};
 
-use crate::lang::{NameRule, Provider, hash, node_text};
+use crate::lang::extent::{extent, trimmed_end};
+use crate::lang::{NameRule, Provider, Structure, hash, node_text};
 
 /// One named structure.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -14,9 +15,13 @@ pub struct Item {
     pub kind: String,
     pub name: String,
     pub qualified_name: String,
-    /// Byte range in the file.
+    /// Byte range of the node (without trailing whitespace): what a replacement covers.
     #[serde(skip)]
     pub span: Range<usize>,
+    /// The span widened over what belongs to the structure (`export`, attributes, comments
+    /// directly above, a closing `;` or `,`): what a deletion removes and insertions go beside.
+    #[serde(skip)]
+    pub extent: Range<usize>,
     pub start_line: usize,
     pub end_line: usize,
     pub identity: String,
@@ -25,9 +30,8 @@ pub struct Item {
     pub depth: usize,
 }
 
-/// The name of `node` when its kind is a named structure of `provider`.
-pub fn name_of(provider: &Provider, node: Node<'_>, source: &[u8]) -> Option<String> {
-    let structure = provider.structure(node.kind())?;
+/// The name of `node` under the naming rule of its structure kind.
+fn name_of(structure: &Structure, node: Node<'_>, source: &[u8]) -> Option<String> {
     let name = match structure.name {
         NameRule::Field(field) => node
             .child_by_field_name(field)
@@ -38,18 +42,37 @@ pub fn name_of(provider: &Provider, node: Node<'_>, source: &[u8]) -> Option<Str
     (!name.is_empty()).then(|| name.to_owned())
 }
 
-/// Last line a node covers (a node ending at the start of a line does not cover that line).
-pub fn end_line(node: Node<'_>) -> usize {
-    let (start, end) = (node.start_position(), node.end_position());
-    if end.column == 0 && end.row > start.row {
-        end.row
+/// The structure rule of every node kind of the tree's language, indexed by kind id.
+fn kind_table<'p>(provider: &'p Provider, tree: &Tree) -> Vec<Option<&'p Structure>> {
+    let language = tree.language();
+    let mut table = vec![None; language.node_kind_count().max(1)];
+    for structure in provider.structures {
+        let id = usize::from(language.id_for_node_kind(structure.kind, true));
+        if id != 0 && id < table.len() {
+            table[id] = Some(structure);
+        }
+    }
+    table
+}
+
+/// Last line of a structure whose bytes end at `end` (1-based).
+fn end_line(node: Node<'_>, end: usize, source: &[u8]) -> usize {
+    let trimmed_breaks = source[end..node.end_byte()]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
+    let last = node.end_position();
+    let row = last.row - trimmed_breaks;
+    if trimmed_breaks == 0 && last.column == 0 && last.row > node.start_position().row {
+        row
     } else {
-        end.row + 1
+        row + 1
     }
 }
 
 /// Every named structure, in document order.
 pub fn outline(provider: &Provider, tree: &Tree, source: &[u8]) -> Vec<Item> {
+    let table = kind_table(provider, tree);
     let mut items = Vec::new();
     let mut scope: Vec<(usize, String)> = Vec::new();
     let mut cursor = tree.walk();
@@ -61,20 +84,23 @@ pub fn outline(provider: &Provider, tree: &Tree, source: &[u8]) -> Vec<Item> {
         {
             scope.pop();
         }
-        if let Some(name) = name_of(provider, node, source) {
+        let structure = table.get(usize::from(node.kind_id())).copied().flatten();
+        if let Some(name) = structure.and_then(|s| name_of(s, node, source)) {
             let qualified = match scope.last() {
                 Some((_, outer)) => format!("{outer}.{name}"),
                 None => name.clone(),
             };
-            let text = &source[node.byte_range()];
+            let end = trimmed_end(node, source);
+            let text = &source[node.start_byte()..end];
             items.push(Item {
                 kind: node.kind().to_owned(),
                 identity: hash::identity(node.kind(), &qualified, text),
                 hash: hash::content_hash(text),
                 name,
-                span: node.byte_range(),
+                span: node.start_byte()..end,
+                extent: extent(node, source),
                 start_line: node.start_position().row + 1,
-                end_line: end_line(node),
+                end_line: end_line(node, end, source),
                 depth: scope.len(),
                 qualified_name: qualified.clone(),
             });

@@ -215,6 +215,24 @@ fn line_end(text: &str, at: usize) -> (usize, usize) {
     (content_end, content_end + term)
 }
 
+/// The whole-line range a deletion removes: the structure's lines, and one neighbouring blank
+/// line when it would otherwise leave a doubled blank line, or a blank line dangling before
+/// the end of the file or a closing bracket.
+fn deleted_lines(text: &str, start: usize, end: usize) -> std::ops::Range<usize> {
+    let prev_start = (start > 0).then(|| line_start(text, start - 1));
+    let before_blank =
+        prev_start.is_some_and(|p| blank(text[p..start].trim_end_matches(['\n', '\r'])));
+    let (next_end, next_after) = line_end(text, end);
+    let next = &text[end..next_end];
+    let closing =
+        end == text.len() || next.trim_start().starts_with(['}', ']', ')']) || next.trim() == "end";
+    match prev_start {
+        Some(_) if before_blank && end < text.len() && blank(next) => start..next_after,
+        Some(p) if before_blank && closing => p..end,
+        _ => start..end,
+    }
+}
+
 fn blank(s: &str) -> bool {
     s.chars().all(|c| c == ' ' || c == '\t')
 }
@@ -227,14 +245,20 @@ fn terminated(payload: &str, term: &str) -> String {
     }
 }
 
-/// The splice of `op` on the structure `item`.
+/// The splice of `op` on the structure `item`: a replacement covers the node; a deletion
+/// and insertions use its extent (with its `export`, attributes, comments, `;` or `,`).
 pub fn splice(
     item: &Item,
     op: &NodeOp,
     text: &str,
     index: usize,
 ) -> Result<(Splice, Option<usize>)> {
-    let (a, b) = (item.span.start, item.span.end);
+    let at = |range: std::ops::Range<usize>, text: String| Splice {
+        range,
+        text,
+        op: index,
+    };
+    let (a, b) = (item.extent.start, item.extent.end);
     let ls = line_start(text, a);
     let (le, after_term) = line_end(text, b);
     let own_lines = blank(&text[ls..a]) && blank(&text[b..le]);
@@ -246,17 +270,17 @@ pub fn splice(
             t
         }
     };
-    let at = |range: std::ops::Range<usize>, text: String| Splice {
-        range,
-        text,
-        op: index,
-    };
     let result = match op {
-        NodeOp::Replace(new) => at(a..b, new.clone()),
-        NodeOp::Delete if own_lines && after_term > le => at(ls..after_term, String::new()),
+        NodeOp::Replace(new) => at(item.span.clone(), new.clone()),
+        NodeOp::ScopedRegex {
+            pattern,
+            replacement,
+        } => return scoped_regex(item, pattern, replacement, text, index),
+        NodeOp::Delete if own_lines && after_term > le => {
+            at(deleted_lines(text, ls, after_term), String::new())
+        }
         NodeOp::Delete if own_lines && ls > 0 => {
-            let before = &text[..ls];
-            let prev_term = if before.ends_with("\r\n") { 2 } else { 1 };
+            let prev_term = if text[..ls].ends_with("\r\n") { 2 } else { 1 };
             at(ls - prev_term..le, String::new())
         }
         NodeOp::Delete => at(a..b, String::new()),
@@ -270,10 +294,6 @@ pub fn splice(
             format!("{term}{}", new.trim_end_matches(['\n', '\r'])),
         ),
         NodeOp::InsertAfter(new) => at(b..b, new.clone()),
-        NodeOp::ScopedRegex {
-            pattern,
-            replacement,
-        } => return scoped_regex(item, pattern, replacement, text, index),
         NodeOp::Insert(_) => {
             return Err(Error::new(
                 Code::PlanMalformed,
@@ -328,6 +348,7 @@ mod tests {
             name: "f".into(),
             qualified_name: "f".into(),
             span: start..start + needle.len(),
+            extent: start..start + needle.len(),
             start_line: 1,
             end_line: 1,
             identity: String::new(),

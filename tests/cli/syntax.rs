@@ -467,3 +467,60 @@ fn exactly_one_target_and_one_operation() {
         assert_eq!((rc, code(&doc)), (2, "usage"), "{args:?}");
     }
 }
+
+/// Deleting a structure takes what belongs to it: regression cases for spans that used to
+/// leave `export `, attributes, doc comments, a `;`, `const ;` or a dangling comma behind.
+#[test]
+fn deletions_take_exports_attributes_comments_and_separators_along() {
+    let cases: [(&str, &str, &str, &str); 6] = [
+        (
+            "a.ts",
+            "export function keep() {}\n\nexport function drop() {}\n",
+            "drop",
+            "export function keep() {}\n",
+        ),
+        (
+            "b.rs",
+            "fn keep() {}\n\n/// Docs.\n#[inline]\nfn drop() {}\n\nfn after() {}\n",
+            "drop",
+            "fn keep() {}\n\nfn after() {}\n",
+        ),
+        (
+            "c.ts",
+            "class A {\n  keep = 1;\n  drop: number = 2;\n}\n",
+            "A.drop",
+            "class A {\n  keep = 1;\n}\n",
+        ),
+        (
+            "d.ts",
+            "interface I {\n  keep: string;\n  drop: number;\n}\n",
+            "I.drop",
+            "interface I {\n  keep: string;\n}\n",
+        ),
+        (
+            "e.js",
+            "const keep = 1;\nconst drop = () => 2;\n",
+            "drop",
+            "const keep = 1;\n",
+        ),
+        (
+            "f.json",
+            "{\n  \"keep\": 1,\n  \"drop\": 2\n}\n",
+            "drop",
+            "{\n  \"keep\": 1\n}\n",
+        ),
+    ];
+    for (file, before, symbol, after) in cases {
+        let repo = Repo::new();
+        repo.write(file, before).commit();
+        let (rc, doc) = repo.json(&["patch", file, "--symbol", symbol, "--delete"]);
+        assert_eq!(rc, 0, "{file}: {doc}");
+        assert_eq!(repo.text(file), after, "{file}");
+    }
+    let repo = Repo::new();
+    repo.write("g.json", "{\n  \"drop\": 1,\n  \"keep\": 2\n}\n")
+        .commit();
+    let (rc, doc) = repo.json(&["patch", "g.json", "--symbol", "drop", "--delete"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text("g.json"), "{\n  \"keep\": 2\n}\n");
+}
