@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use git_identedit::lang::{parse::parse, provider_for};
+use git_identedit::lang::{outline::outline, parse::parse, provider_for};
 
 const BIN: &str = env!("CARGO_BIN_EXE_git-identedit");
 
@@ -80,6 +80,20 @@ fn time_parse(path: &str, source: &str) -> Res<f64> {
     Ok(median(xs))
 }
 
+/// Median time of the outline of an already parsed file.
+fn time_outline(path: &str, source: &str) -> Res<f64> {
+    let provider = provider_for(path).ok_or("no provider")?;
+    let tree = parse(provider, source.as_bytes(), None)?;
+    let mut xs = Vec::new();
+    for _ in 0..runs() {
+        let start = Instant::now();
+        let items = outline(provider, &tree, source.as_bytes());
+        xs.push(start.elapsed().as_secs_f64() * 1e3);
+        drop(items);
+    }
+    Ok(median(xs))
+}
+
 fn main() -> Res<()> {
     let dir = tempfile::tempdir()?;
     Command::new("git")
@@ -96,6 +110,7 @@ fn main() -> Res<()> {
     std::fs::write(dir.path().join("lines.txt"), &big)?;
 
     let parse_ms = time_parse("service.py", &source)?;
+    let outline_ms = time_outline("service.py", &source)?;
     let start_ms = time_command(dir.path(), &["--version"], None)?;
     let budget = 1.5 * (parse_ms + start_ms);
     let read_ms = time_command(
@@ -130,6 +145,7 @@ fn main() -> Res<()> {
         source.len()
     );
     println!("one parse (in process)       {parse_ms:8.2} ms");
+    println!("outline (in process)         {outline_ms:8.2} ms");
     println!("process start (--version)    {start_ms:8.2} ms");
     println!("target for --symbol (1.5x)   {budget:8.2} ms");
     let verdict = |ms: f64, limit: f64| if ms <= limit { "ok" } else { "OVER" };

@@ -13,10 +13,11 @@ fn main() -> ExitCode {
         Err(error) => return ExitCode::from(output::clap_error(error)),
     };
     let format = output::resolve_format(&cli);
+    git_identedit::lang::parse::defer_frees_to_exit();
     // A bug must still answer with one document (code `failed`), not a backtrace.
     std::panic::set_hook(Box::new(|_| {}));
-    let (result, recovered) =
-        catch_unwind(AssertUnwindSafe(|| cli::run(&cli))).unwrap_or_else(|panic| {
+    let (result, recovered) = catch_unwind(AssertUnwindSafe(|| cli::run(&cli, format)))
+        .unwrap_or_else(|panic| {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())

@@ -91,7 +91,7 @@ impl Command {
 }
 
 /// Runs a parsed command: recovers interrupted transactions first, then dispatches.
-pub fn run(cli: &Cli) -> (Result<Report>, Vec<journal::Recovered>) {
+pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered>) {
     let ws = match Workspace::discover() {
         Ok(ws) => ws,
         Err(e) => return (Err(e), Vec::new()),
@@ -100,7 +100,7 @@ pub fn run(cli: &Cli) -> (Result<Report>, Vec<journal::Recovered>) {
     let result = match &cli.command {
         Command::Edit(args) => edit::run(&ws, args),
         Command::Patch(args) => patch::run(&ws, args),
-        Command::Read(args) => read::run(&ws, args, cli.command.wants_json()),
+        Command::Read(args) => read::run(&ws, args, format == Format::Json),
         Command::Apply(args) => apply::run(&ws, args),
         Command::Schema => Ok(info::schema()),
         Command::Capabilities => Ok(info::capabilities()),

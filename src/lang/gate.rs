@@ -20,8 +20,8 @@ use serde_json::json;
 use tree_sitter::{InputEdit, Point, Tree};
 
 use crate::error::{Code, Error, Result};
-use crate::lang::outline::{Item, outline};
-use crate::lang::parse::{error_count, first_error, parse};
+use crate::lang::outline::{Item, outline, outline_near, touches};
+use crate::lang::parse::{error_count, first_error, parse, retire};
 use crate::lang::{Provider, provider_for};
 
 /// A file's parse, kept for the whole command so each file is parsed once.
@@ -33,10 +33,28 @@ pub struct SourceTree {
 }
 
 impl SourceTree {
+    /// Parses a file and outlines all of it (structure targets search the whole outline).
     pub fn parse(provider: &'static Provider, source: &[u8]) -> Result<Self> {
         let tree = parse(provider, source, None)?;
         let errors = error_count(&tree);
         let items = outline(provider, &tree, source);
+        Ok(Self {
+            provider,
+            tree,
+            items,
+            errors,
+        })
+    }
+
+    /// Parses a file and outlines only what touches `ranges`.
+    fn parse_near(
+        provider: &'static Provider,
+        source: &[u8],
+        ranges: &[Range<usize>],
+    ) -> Result<Self> {
+        let tree = parse(provider, source, None)?;
+        let errors = error_count(&tree);
+        let items = outline_near(provider, &tree, source, ranges);
         Ok(Self {
             provider,
             tree,
@@ -161,14 +179,16 @@ pub fn check(
             Some(provider.name),
         ));
     }
-    let parsed_here;
-    let source = match before {
-        Some((bytes, Some(tree))) => Some((bytes, tree)),
-        Some((bytes, None)) => {
-            parsed_here = SourceTree::parse(provider, bytes)?;
-            Some((bytes, &parsed_here))
-        }
-        None => None,
+    let old_ranges: Vec<Range<usize>> = ranges.iter().map(|(o, _)| o.clone()).collect();
+    let new_ranges: Vec<Range<usize>> = ranges.iter().map(|(_, n)| n.clone()).collect();
+    let mut parsed_here = match before {
+        Some((bytes, None)) => Some(SourceTree::parse_near(provider, bytes, &old_ranges)?),
+        _ => None,
+    };
+    let source = match (before, parsed_here.as_ref()) {
+        (Some((bytes, Some(tree))), _) => Some((bytes, tree)),
+        (Some((bytes, None)), Some(here)) => Some((bytes, here)),
+        _ => None,
     };
     let old = source.map(|(bytes, s)| edited(&s.tree, bytes, after, ranges));
     let tree = parse(provider, after, old.as_ref())?;
@@ -183,11 +203,23 @@ pub fn check(
             rules.strict,
         ));
     }
-    let items_after = outline(provider, &tree, after);
-    let empty = Vec::new();
-    let items_before = source.map_or(&empty, |(_, s)| &s.items);
-    let (appeared, disappeared, count_changed) = compare(items_before, &items_after);
-    Ok(Checked {
+    // Outside the edited ranges both versions are byte for byte the same, so only the
+    // structures around the edits can differ.
+    let items_after = outline_near(provider, &tree, after, &new_ranges);
+    let items_before: Vec<Item> = source.map_or_else(Vec::new, |(_, s)| {
+        s.items
+            .iter()
+            .filter(|i| touches(&(i.span.start..i.node_end), &old_ranges))
+            .cloned()
+            .collect()
+    });
+    let (appeared, disappeared, count_changed) = compare(&items_before, &items_after);
+    retire(tree);
+    if let Some(old) = old {
+        retire(old);
+    }
+
+    let checked = Checked {
         status: "checked",
         reason: None,
         language: Some(provider.name),
@@ -196,7 +228,11 @@ pub fn check(
         appeared,
         disappeared,
         count_changed,
-    })
+    };
+    if let Some(SourceTree { tree, .. }) = parsed_here.take() {
+        retire(tree);
+    }
+    Ok(checked)
 }
 
 fn refusal(path: &str, tree: &Tree, before: usize, after: usize, strict: bool) -> Error {

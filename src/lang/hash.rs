@@ -10,7 +10,7 @@
 use crate::plan::Digest;
 
 fn prefix(bytes: &[u8], len: usize) -> String {
-    Digest::of(bytes).to_hex()[..len].to_owned()
+    Digest::of(bytes).hex_prefix(len)
 }
 
 pub fn content_hash(text: &[u8]) -> String {

@@ -18,16 +18,39 @@ pub struct Item {
     /// Byte range of the node (without trailing whitespace): what a replacement covers.
     #[serde(skip)]
     pub span: Range<usize>,
-    /// The span widened over what belongs to the structure (`export`, attributes, comments
-    /// directly above, a closing `;` or `,`): what a deletion removes and insertions go beside.
+    /// End of the node as the grammar has it (trailing whitespace included), to find it again.
     #[serde(skip)]
-    pub extent: Range<usize>,
+    pub node_end: usize,
     pub start_line: usize,
     pub end_line: usize,
-    pub identity: String,
-    pub hash: String,
     /// Number of enclosing named structures.
     pub depth: usize,
+}
+
+impl Item {
+    /// The identity (see `lang::hash`), computed on demand: most reads print few of them.
+    pub fn identity(&self, source: &[u8]) -> String {
+        hash::identity(&self.kind, &self.qualified_name, &source[self.span.clone()])
+    }
+
+    /// The content hash of the node's bytes.
+    pub fn hash(&self, source: &[u8]) -> String {
+        hash::content_hash(&source[self.span.clone()])
+    }
+
+    /// The span widened over what belongs to the structure (`export`, attributes, comments
+    /// directly above, a closing `;` or `,`): what a deletion removes and insertions go beside.
+    pub fn extent(&self, tree: &Tree, source: &[u8]) -> Range<usize> {
+        let (start, end) = (self.span.start, self.node_end);
+        let mut node = tree.root_node().descendant_for_byte_range(start, end);
+        while let Some(n) = node.filter(|n| n.start_byte() == start && n.end_byte() == end) {
+            if n.kind() == self.kind {
+                return extent(n, source);
+            }
+            node = n.parent();
+        }
+        self.span.clone()
+    }
 }
 
 /// The name of `node` under the naming rule of its structure kind.
@@ -72,12 +95,40 @@ fn end_line(node: Node<'_>, end: usize, source: &[u8]) -> usize {
 
 /// Every named structure, in document order.
 pub fn outline(provider: &Provider, tree: &Tree, source: &[u8]) -> Vec<Item> {
+    walk(provider, tree, source, None)
+}
+
+/// The named structures that touch one of `ranges` (and those that enclose them): enough to
+/// compare two versions of a file that differ only inside those ranges.
+pub fn outline_near(
+    provider: &Provider,
+    tree: &Tree,
+    source: &[u8],
+    ranges: &[Range<usize>],
+) -> Vec<Item> {
+    walk(provider, tree, source, Some(ranges))
+}
+
+/// Whether `node` touches one of `ranges` (ends count).
+pub fn touches(span: &Range<usize>, ranges: &[Range<usize>]) -> bool {
+    ranges
+        .iter()
+        .any(|r| span.start <= r.end && r.start <= span.end)
+}
+
+fn walk(
+    provider: &Provider,
+    tree: &Tree,
+    source: &[u8],
+    near: Option<&[Range<usize>]>,
+) -> Vec<Item> {
     let table = kind_table(provider, tree);
     let mut items = Vec::new();
     let mut scope: Vec<(usize, String)> = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
         let node = cursor.node();
+        let relevant = near.is_none_or(|ranges| touches(&node.byte_range(), ranges));
         while scope
             .last()
             .is_some_and(|(end, _)| node.start_byte() >= *end)
@@ -85,20 +136,20 @@ pub fn outline(provider: &Provider, tree: &Tree, source: &[u8]) -> Vec<Item> {
             scope.pop();
         }
         let structure = table.get(usize::from(node.kind_id())).copied().flatten();
-        if let Some(name) = structure.and_then(|s| name_of(s, node, source)) {
+        if let Some(name) = structure
+            .filter(|_| relevant)
+            .and_then(|s| name_of(s, node, source))
+        {
             let qualified = match scope.last() {
                 Some((_, outer)) => format!("{outer}.{name}"),
                 None => name.clone(),
             };
             let end = trimmed_end(node, source);
-            let text = &source[node.start_byte()..end];
             items.push(Item {
                 kind: node.kind().to_owned(),
-                identity: hash::identity(node.kind(), &qualified, text),
-                hash: hash::content_hash(text),
                 name,
                 span: node.start_byte()..end,
-                extent: extent(node, source),
+                node_end: node.end_byte(),
                 start_line: node.start_position().row + 1,
                 end_line: end_line(node, end, source),
                 depth: scope.len(),
@@ -106,7 +157,7 @@ pub fn outline(provider: &Provider, tree: &Tree, source: &[u8]) -> Vec<Item> {
             });
             scope.push((node.end_byte(), qualified));
         }
-        if cursor.goto_first_child() {
+        if relevant && cursor.goto_first_child() {
             continue;
         }
         while !cursor.goto_next_sibling() {

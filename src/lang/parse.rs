@@ -85,3 +85,25 @@ fn visit_errors(node: Node<'_>, found: &mut impl FnMut(Node<'_>)) {
         }
     }
 }
+
+static DEFER_FREES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+thread_local! {
+    static RETIRED: RefCell<Vec<Tree>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Called once by the binary: trees handed to [`retire`] are then kept until the process
+/// exits instead of being freed one node at a time (a few milliseconds per large file, on the
+/// path of every edit). Library callers keep the default: trees are freed as usual.
+pub fn defer_frees_to_exit() {
+    DEFER_FREES.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Drops a tree that is no longer needed, or keeps it for the exit (see above).
+pub fn retire(tree: Tree) {
+    if DEFER_FREES.load(std::sync::atomic::Ordering::Relaxed) {
+        RETIRED.with(|r| r.borrow_mut().push(tree));
+    } else {
+        drop(tree);
+    }
+}

@@ -31,7 +31,20 @@ impl Digest {
     }
 
     pub fn to_hex(self) -> String {
-        self.to_string()
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut out = String::with_capacity(64);
+        for byte in self.0 {
+            out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+            out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+        }
+        out
+    }
+
+    /// The first `len` hex digits (the short hashes of lines and structures).
+    pub fn hex_prefix(self, len: usize) -> String {
+        let mut hex = self.to_hex();
+        hex.truncate(len);
+        hex
     }
 }
 
@@ -45,10 +58,7 @@ fn hex_value(b: u8) -> u8 {
 
 impl fmt::Display for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for byte in self.0 {
-            write!(f, "{byte:02x}")?;
-        }
-        Ok(())
+        f.write_str(&self.to_hex())
     }
 }
 

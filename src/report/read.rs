@@ -88,7 +88,7 @@ fn item_json(item: &Item, view: &FileView, verbose: bool) -> Value {
         "target_type": "node", "file": view.path, "kind": item.kind, "name": item.name,
         "qualified_name": item.qualified_name, "start_line": item.start_line, "end_line": item.end_line,
         "span": {"start": item.span.start, "end": item.span.end},
-        "identity": item.identity, "expected_old_hash": item.hash,
+        "identity": item.identity(view.text.as_bytes()), "expected_old_hash": item.hash(view.text.as_bytes()),
     });
     if verbose {
         v["text"] = json!(view.text.get(item.span.clone()).unwrap_or_default());
@@ -137,8 +137,9 @@ fn file_json(view: &FileView, verbose: bool) -> Value {
 }
 
 fn lines_text(out: &mut String, lines: &[LineView]) {
+    use std::fmt::Write as _;
     for l in lines {
-        out.push_str(&format!("{}|{}\n", l.anchor(), l.text));
+        let _ = writeln!(out, "{}:{}|{}", l.line, l.hash, l.text);
     }
 }
 
@@ -159,7 +160,11 @@ fn file_text(view: &FileView, several: bool, verbose: bool) -> String {
                 let indent = "  ".repeat(i.depth);
                 out.push_str(&format!(
                     "{indent}{} {} {} [{}-{}]\n",
-                    i.identity, i.kind, i.qualified_name, i.start_line, i.end_line
+                    i.identity(view.text.as_bytes()),
+                    i.kind,
+                    i.qualified_name,
+                    i.start_line,
+                    i.end_line
                 ));
                 if verbose {
                     out.push_str(view.text.get(i.span.clone()).unwrap_or_default());
@@ -176,7 +181,11 @@ fn file_text(view: &FileView, several: bool, verbose: bool) -> String {
             header(&mut out);
             out.push_str(&format!(
                 "# node --at {}  {} {} [{}-{}]\n",
-                item.identity, item.kind, item.qualified_name, item.start_line, item.end_line
+                item.identity(view.text.as_bytes()),
+                item.kind,
+                item.qualified_name,
+                item.start_line,
+                item.end_line
             ));
             if !before.is_empty() {
                 out.push_str("# context before\n");
@@ -210,24 +219,27 @@ fn file_text(view: &FileView, several: bool, verbose: bool) -> String {
     out
 }
 
-/// The report of a `read`.
+/// The report of a `read`: JSON handles or text, whichever will be printed.
 pub fn render(views: &[FileView], json_mode: bool, verbose: bool, several: bool) -> Report {
-    let files: Vec<Value> = views.iter().map(|v| file_json(v, verbose)).collect();
-    let handles: usize = files
-        .iter()
-        .map(|f| f["handles"].as_array().map_or(0, Vec::len))
-        .sum();
     let mut json = Map::new();
-    json.insert("files".into(), Value::Array(files));
-    json.insert(
-        "summary".into(),
-        json!({"files_scanned": views.len(), "matches": handles}),
-    );
-    let text = views
-        .iter()
-        .map(|v| file_text(v, several, verbose))
-        .collect();
-    let _ = json_mode;
+    let mut text = String::new();
+    if json_mode {
+        let files: Vec<Value> = views.iter().map(|v| file_json(v, verbose)).collect();
+        let handles: usize = files
+            .iter()
+            .map(|f| f["handles"].as_array().map_or(0, Vec::len))
+            .sum();
+        json.insert("files".into(), Value::Array(files));
+        json.insert(
+            "summary".into(),
+            json!({"files_scanned": views.len(), "matches": handles}),
+        );
+    } else {
+        text = views
+            .iter()
+            .map(|v| file_text(v, several, verbose))
+            .collect();
+    }
     Report {
         json,
         text,

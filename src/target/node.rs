@@ -31,7 +31,7 @@ fn candidates(items: &[&Item], text: &str) -> (Value, Option<Value>) {
         .take(MAX_CANDIDATES)
         .map(|i| {
             let first = text[i.span.clone()].lines().next().unwrap_or_default();
-            json!({"identity": i.identity, "kind": i.kind, "qualified_name": i.qualified_name,
+            json!({"identity": i.identity(text.as_bytes()), "kind": i.kind, "qualified_name": i.qualified_name,
                    "line": i.start_line, "end_line": i.end_line, "text": first})
         })
         .collect();
@@ -164,7 +164,7 @@ fn find_node<'i>(
     let kind_ok = |i: &Item| kind.is_none_or(|k| i.kind == k);
     let mut found: Vec<&Item> = items
         .iter()
-        .filter(|i| i.identity == identity && kind_ok(i))
+        .filter(|i| kind_ok(i) && i.identity(text.as_bytes()) == identity)
         .collect();
     if let (true, Some((start, end))) = (found.len() > 1, span_hint) {
         found.retain(|i| i.span.start == start && i.span.end == end);
@@ -186,7 +186,7 @@ fn find_node<'i>(
     if let (Some(_), Some(hash)) = (kind, expected_hash) {
         let moved: Vec<&Item> = items
             .iter()
-            .filter(|i| kind_ok(i) && i.hash == hash)
+            .filter(|i| kind_ok(i) && i.hash(text.as_bytes()) == hash)
             .collect();
         if moved.len() == 1 {
             return Ok((moved[0], "content_hash"));
@@ -249,6 +249,7 @@ fn terminated(payload: &str, term: &str) -> String {
 /// and insertions use its extent (with its `export`, attributes, comments, `;` or `,`).
 pub fn splice(
     item: &Item,
+    extent: std::ops::Range<usize>,
     op: &NodeOp,
     text: &str,
     index: usize,
@@ -258,7 +259,7 @@ pub fn splice(
         text,
         op: index,
     };
-    let (a, b) = (item.extent.start, item.extent.end);
+    let (a, b) = (extent.start, extent.end);
     let ls = line_start(text, a);
     let (le, after_term) = line_end(text, b);
     let own_lines = blank(&text[ls..a]) && blank(&text[b..le]);
@@ -348,17 +349,16 @@ mod tests {
             name: "f".into(),
             qualified_name: "f".into(),
             span: start..start + needle.len(),
-            extent: start..start + needle.len(),
+            node_end: start + needle.len(),
             start_line: 1,
             end_line: 1,
-            identity: String::new(),
-            hash: String::new(),
             depth: 0,
         }
     }
 
     fn run(text: &str, needle: &str, op: NodeOp) -> String {
-        let (s, _) = splice(&item(text, needle), &op, text, 0).expect("splice");
+        let item = item(text, needle);
+        let (s, _) = splice(&item, item.span.clone(), &op, text, 0).expect("splice");
         String::from_utf8(crate::plan::splice::apply(text.as_bytes(), &[s])).expect("utf8")
     }
 

@@ -225,6 +225,9 @@ fn prepare_edits(
         rules,
         budget,
     )?;
+    if let Some(parsed) = source {
+        crate::lang::parse::retire(parsed.tree);
+    }
     let mut modified = change(
         g.path.clone(),
         Action::Modified,

@@ -148,7 +148,8 @@ fn targeted(
             out.structural = true;
             let source = source_tree(&mut out.source, path, before)?;
             let (item, how_found) = node::find(&source.items, target, text, &path.rel)?;
-            let (splice, regex_replacements) = node::splice(item, action, text, i)?;
+            let extent = item.extent(&source.tree, &before.bytes);
+            let (splice, regex_replacements) = node::splice(item, extent, action, text, i)?;
             let mut how = matched(i, how_found);
             how.regex_replacements = regex_replacements;
             how.target = Some(item.qualified_name.clone());
