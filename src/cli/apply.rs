@@ -4,6 +4,8 @@ use std::io::{IsTerminal, Read};
 
 use clap::Args;
 
+use super::flags::WriteFlags;
+
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::report::{self, Report};
@@ -14,15 +16,8 @@ use crate::txn::{self, journal::Recovered};
 pub struct ApplyArgs {
     /// Plan file, or `-` for stdin (the default when stdin is not a terminal).
     pub input: Option<String>,
-    /// Prove everything, write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Print the unified diff of the result.
-    #[arg(long)]
-    pub diff: bool,
-    /// Allow text edits that add syntax errors to files in supported languages.
-    #[arg(long)]
-    pub allow_syntax_errors: bool,
+    #[command(flatten)]
+    pub write: WriteFlags,
     /// Label for the change (overrides the plan's `target_id`).
     #[arg(long, value_name = "LABEL")]
     pub task: Option<String>,
@@ -42,16 +37,9 @@ pub fn run(ws: &Workspace, args: &ApplyArgs) -> Result<(Report, Vec<Recovered>)>
     if let Some(task) = &args.task {
         plan.label = Some(task.clone());
     }
-    let outcome = txn::execute(
-        ws,
-        &plan,
-        txn::Options {
-            dry_run: args.dry_run,
-            allow_syntax_errors: args.allow_syntax_errors,
-        },
-    )?;
+    let outcome = txn::execute(ws, &plan, args.write.options())?;
     Ok((
-        report::outcome(&plan, &outcome, args.diff),
+        report::outcome(&plan, &outcome, args.write.diff),
         outcome.recovered,
     ))
 }

@@ -5,6 +5,8 @@ use std::io::Read;
 
 use clap::Args;
 
+use super::flags::{FindFlags, WriteFlags};
+
 use crate::error::{Code, Error, Result};
 use crate::plan::{Digest, Occurrence, Op, OpKind, Origin, PathBase, PathSpec, Plan, TextEdit};
 use crate::report::{self, Report};
@@ -21,24 +23,10 @@ pub struct EditArgs {
     /// Text to put in its place.
     #[arg(long, allow_hyphen_values = true)]
     pub replace: Option<String>,
-    /// Replace only the N-th occurrence (1-based).
-    #[arg(long, value_name = "N", conflicts_with = "all")]
-    pub occurrence: Option<u64>,
-    /// Replace every occurrence.
-    #[arg(long)]
-    pub all: bool,
-    /// Refuse the edit unless the file's sha256 is this (64 hex, `sha256:` prefix optional).
-    #[arg(long, visible_alias = "expected-source-sha256", value_name = "SHA256")]
-    pub expected_sha256: Option<String>,
-    /// Prove everything, write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Print the unified diff of the result.
-    #[arg(long)]
-    pub diff: bool,
-    /// Allow text edits that add syntax errors to files in supported languages.
-    #[arg(long)]
-    pub allow_syntax_errors: bool,
+    #[command(flatten)]
+    pub find_flags: FindFlags,
+    #[command(flatten)]
+    pub write: WriteFlags,
     /// Read the request from stdin as JSON (a source_edit_plan) and answer in JSON.
     #[arg(long)]
     pub json: bool,
@@ -50,15 +38,8 @@ pub fn run(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>)> 
     } else {
         from_flags(args)?
     };
-    let outcome = txn::execute(
-        ws,
-        &plan,
-        txn::Options {
-            dry_run: args.dry_run,
-            allow_syntax_errors: args.allow_syntax_errors,
-        },
-    )?;
-    let report = report::outcome(&plan, &outcome, args.diff);
+    let outcome = txn::execute(ws, &plan, args.write.options())?;
+    let report = report::outcome(&plan, &outcome, args.write.diff);
     Ok((report, outcome.recovered))
 }
 
@@ -70,9 +51,10 @@ fn from_flags(args: &EditArgs) -> Result<Plan> {
     if find.is_empty() {
         return Err(super::usage_error("`--find` must not be empty"));
     }
-    let select =
-        Occurrence::from_fields(args.occurrence, Some(args.all)).map_err(super::usage_error)?;
+    let select = Occurrence::from_fields(args.find_flags.occurrence, Some(args.find_flags.all))
+        .map_err(super::usage_error)?;
     let expected = args
+        .find_flags
         .expected_sha256
         .as_deref()
         .map(Digest::parse)

@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod edit;
+pub mod flags;
 pub mod info;
 pub mod output;
 pub mod patch;
@@ -72,9 +73,9 @@ impl Command {
     pub fn prefers_text(&self) -> bool {
         match self {
             Command::Read(_) => true,
-            Command::Edit(a) => a.diff,
-            Command::Patch(a) => a.diff,
-            Command::Apply(a) => a.diff,
+            Command::Edit(a) => a.write.diff,
+            Command::Patch(a) => a.write.diff,
+            Command::Apply(a) => a.write.diff,
             _ => false,
         }
     }

@@ -10,6 +10,8 @@ use std::io::Read;
 
 use clap::Args;
 
+use super::flags::{FindFlags, WriteFlags};
+
 use crate::error::{Error, Result};
 use crate::formats::patch_request;
 use crate::plan::{
@@ -69,27 +71,13 @@ pub struct PatchArgs {
     /// Read the payload from stdin.
     #[arg(long)]
     pub stdin_text: bool,
-    /// With --find: replace only the N-th occurrence.
-    #[arg(long, value_name = "N", conflicts_with = "all")]
-    pub occurrence: Option<u64>,
-    /// With --find: replace every occurrence.
-    #[arg(long)]
-    pub all: bool,
-    /// Refuse unless the file's sha256 is this.
-    #[arg(long, visible_alias = "expected-source-sha256", value_name = "SHA256")]
-    pub expected_sha256: Option<String>,
+    #[command(flatten)]
+    pub find_flags: FindFlags,
     /// Remap a stale line anchor to the one line its hash now sits on (once, reported).
     #[arg(long)]
     pub auto_repair: bool,
-    /// Allow text and line edits that add syntax errors.
-    #[arg(long)]
-    pub allow_syntax_errors: bool,
-    /// Prove everything, write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Print the unified diff of the result.
-    #[arg(long)]
-    pub diff: bool,
+    #[command(flatten)]
+    pub write: WriteFlags,
     /// Read an identedit patch request (`{command, file, target, op}`) from stdin.
     #[arg(long)]
     pub json: bool,
@@ -102,17 +90,17 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
             .read_to_end(&mut input)
             .map_err(|e| Error::io("reading stdin", &e))?;
         let request = patch_request::parse(&input)?;
-        (request.plan, args.dry_run || request.dry_run)
+        (request.plan, args.write.dry_run || request.dry_run)
     } else {
-        (from_flags(ws, args)?, args.dry_run)
+        (from_flags(ws, args)?, args.write.dry_run)
     };
     let options = txn::Options {
         dry_run,
-        allow_syntax_errors: args.allow_syntax_errors,
+        ..args.write.options()
     };
     let outcome = txn::execute(ws, &plan, options)?;
     Ok((
-        report::outcome(&plan, &outcome, args.diff),
+        report::outcome(&plan, &outcome, args.write.diff),
         outcome.recovered,
     ))
 }
@@ -249,6 +237,7 @@ fn target(args: &PatchArgs) -> Result<Target> {
 fn from_flags(ws: &Workspace, args: &PatchArgs) -> Result<Plan> {
     let file = args.file.clone().ok_or_else(|| usage("FILE is required"))?;
     let expected = args
+        .find_flags
         .expected_sha256
         .as_deref()
         .map(Digest::parse)
@@ -269,7 +258,8 @@ fn from_flags(ws: &Workspace, args: &PatchArgs) -> Result<Plan> {
         if find.is_empty() {
             return Err(usage("`--find` must not be empty"));
         }
-        let select = Occurrence::from_fields(args.occurrence, Some(args.all)).map_err(usage)?;
+        let select = Occurrence::from_fields(args.find_flags.occurrence, Some(args.find_flags.all))
+            .map_err(usage)?;
         OpKind::Edit {
             edit: TextEdit {
                 find: find.clone(),

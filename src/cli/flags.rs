@@ -1,0 +1,43 @@
+//! Flags shared by the commands that write: how to run the transaction, and how `--find`
+//! selects occurrences.
+
+use clap::Args;
+
+use crate::txn;
+
+/// `--dry-run`, `--diff`, `--allow-syntax-errors`.
+#[derive(Debug, Args)]
+pub struct WriteFlags {
+    /// Prove everything, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the unified diff of the result.
+    #[arg(long)]
+    pub diff: bool,
+    /// Allow text and line edits that add syntax errors to files in supported languages.
+    #[arg(long)]
+    pub allow_syntax_errors: bool,
+}
+
+impl WriteFlags {
+    pub fn options(&self) -> txn::Options {
+        txn::Options {
+            dry_run: self.dry_run,
+            allow_syntax_errors: self.allow_syntax_errors,
+        }
+    }
+}
+
+/// `--occurrence`, `--all`, `--expected-sha256`.
+#[derive(Debug, Args)]
+pub struct FindFlags {
+    /// With --find: replace only the N-th occurrence (1-based).
+    #[arg(long, value_name = "N", conflicts_with = "all")]
+    pub occurrence: Option<u64>,
+    /// With --find: replace every occurrence.
+    #[arg(long)]
+    pub all: bool,
+    /// Refuse unless the file's sha256 is this (64 hex, `sha256:` prefix optional).
+    #[arg(long, visible_alias = "expected-source-sha256", value_name = "SHA256")]
+    pub expected_sha256: Option<String>,
+}
