@@ -5,6 +5,7 @@
 //! every precondition and publishes all or nothing; [`report`] renders what happened.
 //! See `docs/ARCHITECTURE.md`.
 
+pub mod alloc;
 pub mod cli;
 pub mod error;
 pub mod formats;

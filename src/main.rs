@@ -7,6 +7,9 @@ use clap::Parser;
 use git_identedit::cli::{self, Cli, output};
 use git_identedit::error::Error;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -14,6 +17,7 @@ fn main() -> ExitCode {
     };
     let format = output::resolve_format(&cli);
     git_identedit::lang::parse::defer_frees_to_exit();
+    git_identedit::alloc::use_mimalloc_for_parsers();
     // A bug must still answer with one document (code `failed`), not a backtrace.
     std::panic::set_hook(Box::new(|_| {}));
     let (result, recovered) = catch_unwind(AssertUnwindSafe(|| cli::run(&cli, format)))
