@@ -166,13 +166,14 @@ pub fn check(
     let Some(provider) = provider_for(path) else {
         return Ok(Checked::unobserved("unavailable", "no_provider", None));
     };
-    let parsed_already = matches!(before, Some((_, Some(_))));
-    let source_cost = if parsed_already {
-        0
-    } else {
-        before.map_or(0, |(b, _)| b.len())
+    // What is parsed in full: the source when it has not been parsed yet (the result is then
+    // re-parsed incrementally, for little), or a new file.
+    let cost = match before {
+        Some((_, Some(_))) => 0,
+        Some((bytes, None)) => bytes.len(),
+        None => after.len(),
     };
-    if !rules.strict && !budget.take(after.len() + source_cost) {
+    if !rules.strict && !budget.take(cost) {
         return Ok(Checked::unobserved(
             "out_of_scope",
             "budget",
