@@ -7,9 +7,6 @@ use clap::Parser;
 use git_identedit::cli::{self, Cli, output};
 use git_identedit::error::Error;
 
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
