@@ -524,3 +524,47 @@ fn deletions_take_exports_attributes_comments_and_separators_along() {
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(repo.text("g.json"), "{\n  \"keep\": 2\n}\n");
 }
+
+#[test]
+fn the_parse_budget_bounds_text_edits_but_never_structure_targets() {
+    let repo = py_repo();
+    let run = |budget: &str, args: &[&str]| {
+        let mut cmd = repo.cmd();
+        cmd.args(args)
+            .args(["--format", "json"])
+            .env("IDENTEDIT_SYNTAX_MAX_BYTES", budget);
+        let out = cmd.output().expect("run");
+        (
+            out.status.code().unwrap_or(-1),
+            crate::common::parse_one_document(&out),
+        )
+    };
+    let broken = [
+        "edit",
+        "m.py",
+        "--find",
+        "return x * 2",
+        "--replace",
+        "return (x * 2",
+        "--dry-run",
+    ];
+    let (rc, doc) = run("65536", &broken);
+    assert_eq!((rc, code(&doc)), (1, "parse_failure"));
+    let (rc, doc) = run("10", &broken);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["structure_changes"][0]["status"], "out_of_scope");
+    assert_eq!(doc["structure_changes"][0]["reason"], "budget");
+    let (rc, doc) = run(
+        "0",
+        &[
+            "patch",
+            "m.py",
+            "--symbol",
+            "helper",
+            "--replace",
+            "def helper(x):\n    return (x",
+            "--dry-run",
+        ],
+    );
+    assert_eq!((rc, code(&doc)), (1, "parse_failure"));
+}
