@@ -314,6 +314,46 @@ impl Error {
     }
 }
 
+impl Error {
+    /// One error for several failed operations: the first one's code and message, and every
+    /// failure (code, message, next action, where) in `details.failures`.
+    pub fn combine(mut errors: Vec<Error>) -> Option<Error> {
+        if errors.len() <= 1 {
+            return errors.pop();
+        }
+        let failures: Vec<Value> = errors
+            .iter()
+            .flat_map(|e| match e.details.get("failures") {
+                Some(Value::Array(inner)) => inner.clone(),
+                _ => vec![e.summary()],
+            })
+            .collect();
+        let mut first = errors.swap_remove(0);
+        first.message = format!(
+            "{} operations failed; the first: {}",
+            failures.len(),
+            first.message
+        );
+        first.details.remove("failures");
+        first
+            .details
+            .insert("failures".into(), Value::Array(failures));
+        Some(first)
+    }
+
+    fn summary(&self) -> Value {
+        let mut v = serde_json::json!({
+            "code": self.code.as_str(), "message": self.message, "next_action": self.code.next_action(),
+        });
+        for key in ["pointer", "path", "input_line", "lines", "closest"] {
+            if let (Some(value), Some(obj)) = (self.details.get(key), v.as_object_mut()) {
+                obj.insert(key.to_owned(), value.clone());
+            }
+        }
+        v
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use clap::Args;
 use super::flags::WriteFlags;
 
 use crate::error::{Error, Result};
-use crate::formats;
+use crate::formats::{self, Dialect};
 use crate::report::{self, Report};
 use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
@@ -18,12 +18,20 @@ pub struct ApplyArgs {
     pub input: Option<String>,
     #[command(flatten)]
     pub write: WriteFlags,
+    /// Input dialect, when detection by content is not wanted.
+    #[arg(long, value_enum)]
+    pub dialect: Option<Dialect>,
     /// Label for the change (overrides the plan's `target_id`).
     #[arg(long, value_name = "LABEL")]
     pub task: Option<String>,
 }
 
-pub fn run(ws: &Workspace, args: &ApplyArgs) -> Result<(Report, Vec<Recovered>)> {
+/// Applies the input; `format_dialect` is a dialect named through `--format` (`--format blocks`).
+pub fn run(
+    ws: &Workspace,
+    args: &ApplyArgs,
+    format_dialect: Option<Dialect>,
+) -> Result<(Report, Vec<Recovered>)> {
     let input = match args.input.as_deref() {
         Some(path) => read_input(ws, path)?,
         None if std::io::stdin().is_terminal() => {
@@ -33,7 +41,7 @@ pub fn run(ws: &Workspace, args: &ApplyArgs) -> Result<(Report, Vec<Recovered>)>
         }
         None => read_input(ws, "-")?,
     };
-    let mut plan = formats::compile(&input)?;
+    let mut plan = formats::compile(&input, args.dialect.or(format_dialect))?;
     if let Some(task) = &args.task {
         plan.label = Some(task.clone());
     }

@@ -77,6 +77,7 @@ fn from_flags(args: &EditArgs) -> Result<Plan> {
             origin: Origin {
                 list: "edits",
                 index: 0,
+                input_line: None,
             },
             kind: OpKind::Edit { edit, expected },
         }],
@@ -104,5 +105,5 @@ fn from_stdin(args: &EditArgs) -> Result<Plan> {
         )
         .hint("Send a source_edit_plan instead (see `git identedit schema`)."));
     }
-    crate::formats::compile(&input)
+    crate::formats::compile(&input, None)
 }

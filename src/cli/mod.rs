@@ -32,6 +32,28 @@ pub struct Cli {
 pub enum Format {
     Json,
     Text,
+    /// `apply` only: the input is a source_edit_plan (the same as `--dialect plan`).
+    Plan,
+    /// `apply` only: the input is SEARCH/REPLACE blocks (`--dialect blocks`).
+    Blocks,
+    /// `apply` only: the input is a Codex patch (`--dialect codex`).
+    Codex,
+    /// `apply` only: the input is a unified diff (`--dialect diff`).
+    Diff,
+}
+
+impl Format {
+    /// The input dialect a `--format` value names, when it names one.
+    pub fn dialect(self) -> Option<crate::formats::Dialect> {
+        use crate::formats::Dialect;
+        match self {
+            Format::Plan => Some(Dialect::Plan),
+            Format::Blocks => Some(Dialect::Blocks),
+            Format::Codex => Some(Dialect::Codex),
+            Format::Diff => Some(Dialect::Diff),
+            Format::Json | Format::Text => None,
+        }
+    }
 }
 
 /// Parsed once per process, so the size difference between variants does not matter.
@@ -102,7 +124,7 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Command::Edit(args) => edit::run(&ws, args),
         Command::Patch(args) => patch::run(&ws, args),
         Command::Read(args) => read::run(&ws, args, format == Format::Json),
-        Command::Apply(args) => apply::run(&ws, args),
+        Command::Apply(args) => apply::run(&ws, args, cli.format.and_then(Format::dialect)),
         Command::Schema => Ok(info::schema()),
         Command::Capabilities => Ok(info::capabilities()),
         Command::Instructions => Ok(info::instructions()),

@@ -14,10 +14,10 @@ use crate::txn::journal::Recovered;
 /// The format asked for, or JSON when stdout is not a terminal.
 pub fn resolve_format(cli: &Cli) -> Format {
     match cli.format {
-        Some(format) => format,
-        None if cli.command.wants_json() => Format::Json,
-        None if cli.command.prefers_text() => Format::Text,
-        None => default_format(),
+        Some(format @ (Format::Json | Format::Text)) => format,
+        _ if cli.command.wants_json() => Format::Json,
+        _ if cli.command.prefers_text() => Format::Text,
+        _ => default_format(),
     }
 }
 
@@ -54,7 +54,7 @@ pub fn emit(command: &str, format: Format, result: Result<Report>, recovered: &[
             bytes.push(b'\n');
             write_ignoring_pipe(std::io::stdout().lock(), &bytes);
         }
-        Format::Text => {
+        _ => {
             if !recovered_text.is_empty() {
                 write_ignoring_pipe(std::io::stderr().lock(), recovered_text.as_bytes());
             }

@@ -291,6 +291,7 @@ fn from_flags(ws: &Workspace, args: &PatchArgs) -> Result<Plan> {
             origin: Origin {
                 list: "operations",
                 index: 0,
+                input_line: None,
             },
             kind,
         }],

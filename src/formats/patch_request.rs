@@ -174,6 +174,7 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
             origin: Origin {
                 list: "operations",
                 index: 0,
+                input_line: None,
             },
             kind: OpKind::Targeted {
                 target,

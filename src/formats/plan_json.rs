@@ -191,7 +191,11 @@ fn op(path: String, list: &'static str, index: usize, kind: OpKind) -> Op {
             raw: path,
             base: PathBase::Root,
         },
-        origin: Origin { list, index },
+        origin: Origin {
+            list,
+            index,
+            input_line: None,
+        },
         kind,
     }
 }

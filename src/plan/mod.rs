@@ -44,17 +44,22 @@ pub enum PathBase {
     Cwd,
 }
 
-/// Where an operation sits in its input: the list it is in and its index there.
+/// Where an operation sits in its input: the list it is in, its index there, and for text
+/// dialects the 1-based line of the input where it starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Origin {
     pub list: &'static str,
     pub index: usize,
+    pub input_line: Option<usize>,
 }
 
 impl Origin {
-    /// `edits[3]`, as used in messages.
+    /// `edits[3]` (`blocks[1] (line 12)` for text dialects), as used in messages.
     pub fn label(&self) -> String {
-        format!("{}[{}]", self.list, self.index)
+        match self.input_line {
+            Some(line) => format!("{}[{}] (line {line})", self.list, self.index),
+            None => format!("{}[{}]", self.list, self.index),
+        }
     }
 
     /// `/edits/3`, a JSON Pointer into the input document.
@@ -78,6 +83,9 @@ pub enum OpKind {
         /// Remap a stale line anchor to the one line its hash now sits on (once, reported).
         repair: bool,
     },
+    /// A block of a text dialect (Aider SEARCH/REPLACE, Codex chunk, unified-diff hunk),
+    /// found with the tolerance ladder.
+    Block(Block),
     /// Create a new file with exactly these bytes.
     Create { content: String },
     /// Delete an existing file.
@@ -242,4 +250,22 @@ impl NodeOp {
             _ => Ok(()),
         }
     }
+}
+
+/// A block of a text dialect: `search` (whole lines, possibly empty) replaced by `replace`.
+///
+/// Matching goes down the tolerance ladder (exact bytes, line endings, trailing whitespace,
+/// indentation, Unicode punctuation) and must be unique at the tier that matches. A block whose
+/// `search` is absent but whose `replace` is present exactly once is already applied.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Block {
+    pub search: String,
+    pub replace: String,
+    /// Lines that must come before the match, in order (Codex `@@ context` anchors). With an
+    /// empty `search`, `replace` goes right after the last anchor line.
+    pub anchors: Vec<String>,
+    /// The match must end at the end of the file (Codex `*** End of File`).
+    pub at_eof: bool,
+    /// Where the hunk says it starts in the file (1-based; unified diffs): a hint only.
+    pub hint_line: Option<usize>,
 }

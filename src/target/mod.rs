@@ -3,6 +3,7 @@
 
 pub mod anchor;
 pub mod diagnose;
+pub mod ladder;
 pub mod lines;
 pub mod node;
 pub mod path;

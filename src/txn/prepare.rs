@@ -30,8 +30,15 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
     let groups = group(ws, plan)?;
     let mut changes = Vec::with_capacity(groups.len());
     let budget = Budget::from_env();
+    let mut failures = Vec::new();
     for g in &groups {
-        changes.push(prepare_file(plan, g, options, &budget)?);
+        match prepare_file(plan, g, options, &budget) {
+            Ok(change) => changes.push(change),
+            Err(e) => failures.push(e),
+        }
+    }
+    if let Some(error) = Error::combine(failures) {
+        return Err(error);
     }
     refuse_hard_links(plan, &groups, &changes)?;
     changes.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
@@ -65,10 +72,12 @@ fn group(ws: &Workspace, plan: &Plan) -> Result<Vec<Group>> {
         }
     }
     for g in &groups {
-        let whole_file = g
-            .ops
-            .iter()
-            .find(|&&i| !matches!(plan.ops[i].kind, OpKind::Edit { .. }));
+        let whole_file = g.ops.iter().find(|&&i| {
+            matches!(
+                plan.ops[i].kind,
+                OpKind::Create { .. } | OpKind::Delete { .. }
+            )
+        });
         if let (Some(&lone), true) = (whole_file, g.ops.len() > 1) {
             let other = g.ops.iter().copied().find(|&i| i != lone).unwrap_or(lone);
             let why = "names the same file as";
@@ -149,10 +158,48 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
                 Vec::new(),
             ))
         }
-        OpKind::Edit { .. } | OpKind::Targeted { .. } => {
+        OpKind::Block(_) if creates_file(plan, g) => {
+            let content: String = g
+                .ops
+                .iter()
+                .filter_map(|&i| match &plan.ops[i].kind {
+                    OpKind::Block(block) => Some(block.replace.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let new_dirs = missing_dirs(&g.path).map_err(located)?;
+            let after = Arc::new(content.into_bytes());
+            let whole = [(0..0, 0..after.len())];
+            let syntax = gate::check(
+                &g.path.rel,
+                None,
+                &after,
+                &whole,
+                Rules::new(false, true),
+                budget,
+            )
+            .map_err(located)?;
+            let mut created = change(
+                g.path.clone(),
+                Action::Created,
+                None,
+                Some(after),
+                Vec::new(),
+                new_dirs,
+            );
+            created.syntax = Some(syntax);
+            Ok(created)
+        }
+        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) => {
             prepare_edits(plan, g, located, options, budget)
         }
     }
+}
+
+/// Blocks with an empty search on a file that does not exist create it (Aider's convention).
+fn creates_file(plan: &Plan, g: &Group) -> bool {
+    let all_empty = g.ops.iter().all(|&i| matches!(&plan.ops[i].kind, OpKind::Block(b) if b.search.is_empty() && b.anchors.is_empty()));
+    all_empty && snapshot::check_absent(&g.path).is_ok()
 }
 
 fn change(

@@ -13,7 +13,7 @@ use crate::plan::{Digest, NodeOp, Op, OpKind, Plan, Target};
 use crate::target::path::TargetPath;
 use crate::target::snapshot::Snapshot;
 use crate::target::text::{self, EditContext};
-use crate::target::{anchor, node};
+use crate::target::{anchor, ladder, node};
 
 /// How one operation matched.
 #[derive(Clone, Debug)]
@@ -54,7 +54,6 @@ pub fn resolve_file(
     path: &TargetPath,
     before: &Snapshot,
 ) -> Result<FileEdits> {
-    let text = before.text();
     let endings = OnceCell::new();
     let mut out = FileEdits {
         splices: Vec::new(),
@@ -62,10 +61,40 @@ pub fn resolve_file(
         source: None,
         structural: false,
     };
+    let mut failures = Vec::new();
     for &i in ops {
+        if let Err(e) = resolve_op(plan, i, path, before, &endings, &mut out) {
+            failures.push(e);
+        }
+    }
+    match Error::combine(failures) {
+        Some(error) => Err(error),
+        None => Ok(out),
+    }
+}
+
+/// Resolves one operation into `out`.
+fn resolve_op(
+    plan: &Plan,
+    i: usize,
+    path: &TargetPath,
+    before: &Snapshot,
+    endings: &OnceCell<crate::target::lines::Endings>,
+    out: &mut FileEdits,
+) -> Result<()> {
+    let text = before.text();
+    {
         let op = &plan.ops[i];
         let label = op.origin.label();
-        let located = |e: Error| e.detail("pointer", op.origin.pointer());
+        let located = |e: Error| {
+            let e = e
+                .detail("pointer", op.origin.pointer())
+                .detail("path", path.rel.as_str());
+            match op.origin.input_line {
+                Some(line) => e.detail("input_line", line),
+                None => e,
+            }
+        };
         match &op.kind {
             OpKind::Edit { edit, expected } => {
                 check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
@@ -74,7 +103,7 @@ pub fn resolve_file(
                     label: &label,
                     op: i,
                     digest: before.digest,
-                    endings: &endings,
+                    endings,
                 };
                 let resolved = text::resolve(edit, text, &ctx).map_err(located)?;
                 out.matches.push(matched(i, resolved.matched_by));
@@ -90,15 +119,21 @@ pub fn resolve_file(
                 action.check(target).map_err(|m| {
                     located(Error::new(Code::PlanMalformed, format!("{label}: {m}")))
                 })?;
-                let (splices, how) = targeted(&mut out, target, action, *repair, path, before, i)
+                let (splices, how) = targeted(out, target, action, *repair, path, before, i)
                     .map_err(|e| located(e.at(&label)))?;
                 out.splices.extend(splices);
                 out.matches.push(how);
             }
+            OpKind::Block(block) => {
+                let resolved = ladder::resolve(block, text, &path.rel, i, &label, before.digest)
+                    .map_err(located)?;
+                out.matches.push(matched(i, resolved.matched_by));
+                out.splices.extend(resolved.splices);
+            }
             OpKind::Create { .. } | OpKind::Delete { .. } => {}
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 fn targeted(

@@ -78,6 +78,7 @@ fn plan(case: &Case) -> Plan {
             origin: Origin {
                 list: "edits",
                 index: i,
+                input_line: None,
             },
             kind: OpKind::Edit {
                 edit: TextEdit {
