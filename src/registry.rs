@@ -34,8 +34,8 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "apply",
-        summary: "apply a source_edit_plan (edits, creates, deletes) all or nothing; `-` reads stdin",
-        usage: "git identedit apply PLAN.json|- [--dry-run] [--diff] [--task LABEL]",
+        summary: "apply a source_edit_plan, Aider SEARCH/REPLACE blocks (a whole reply is fine), a Codex `*** Begin Patch` patch or a unified diff, all or nothing; `-` reads stdin",
+        usage: "git identedit apply INPUT|- [--dialect plan|blocks|codex|diff] [--dry-run] [--diff] [--task LABEL]",
     },
     CommandSpec {
         name: "schema",
@@ -55,7 +55,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// Input dialects `apply` understands.
-pub const DIALECTS: &[&str] = &[PLAN_TYPE];
+pub const DIALECTS: &[&str] = &[PLAN_TYPE, "blocks", "codex", "diff"];
 
 /// Languages with a syntax provider, their extensions and file names.
 fn languages() -> Value {
@@ -132,6 +132,7 @@ pub fn instructions() -> Value {
             "Several changes or files, new files, deletions: write one source_edit_plan and run `git identedit apply - --format=json` with the plan on stdin; everything commits together or not at all.",
             "Add `--dry-run --diff` to see the exact diff before writing; add `expected_source_sha256` (from an earlier output) to refuse a file that changed since you read it.",
             "Edits of one file all resolve against the file as read, never against each other's results; they must not overlap.",
+            "SEARCH/REPLACE blocks, Codex patches and unified diffs go to `git identedit apply -` as they are: blocks and hunks match exactly, then tolerating line endings, trailing whitespace, indentation and Unicode punctuation, always uniquely; a block already applied is reported `already_applied` and not applied twice; if any block fails, nothing is written and `error.details.failures` lists every one.",
             "On `ok: false`, follow `error.next_action`; nothing was written. `anchor_missing` names the closest lines; `anchor_ambiguous` lists every match: add context or set `occurrence`.",
         ],
         "commands": usage,

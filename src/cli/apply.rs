@@ -18,6 +18,9 @@ pub struct ApplyArgs {
     pub input: Option<String>,
     #[command(flatten)]
     pub write: WriteFlags,
+    /// Blocks, hunks and chunks must match exact bytes: no tolerance ladder.
+    #[arg(long)]
+    pub exact: bool,
     /// Input dialect, when detection by content is not wanted.
     #[arg(long, value_enum)]
     pub dialect: Option<Dialect>,
@@ -45,7 +48,7 @@ pub fn run(
     if let Some(task) = &args.task {
         plan.label = Some(task.clone());
     }
-    let outcome = txn::execute(ws, &plan, args.write.options())?;
+    let outcome = txn::execute(ws, &plan, txn::Options { exact: args.exact, ..args.write.options() })?;
     Ok((
         report::outcome(&plan, &outcome, args.write.diff),
         outcome.recovered,

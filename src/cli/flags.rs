@@ -24,6 +24,7 @@ impl WriteFlags {
         txn::Options {
             dry_run: self.dry_run,
             allow_syntax_errors: self.allow_syntax_errors,
+            exact: false,
         }
     }
 }

@@ -167,7 +167,7 @@ struct Found {
 }
 
 /// Every match of `search` at the first tier that has any; exact byte matches first.
-fn find(text: &str, lines: &[Line], search: &str, from: usize, at_eof: bool) -> Vec<Found> {
+fn find(text: &str, lines: &[Line], search: &str, from: usize, at_eof: bool, exact_only: bool) -> Vec<Found> {
     let wanted = side_lines(search);
     if wanted.is_empty() {
         return Vec::new();
@@ -194,7 +194,7 @@ fn find(text: &str, lines: &[Line], search: &str, from: usize, at_eof: bool) -> 
             shift: 0,
         })
         .collect();
-    if !exact.is_empty() {
+    if !exact.is_empty() || exact_only {
         return exact;
     }
     for tier in Tier::ALL {
@@ -337,6 +337,7 @@ fn insertion(
     })
 }
 
+/// Resolves `block` against `text`; `exact` turns the tolerance tiers off.
 pub fn resolve(
     block: &Block,
     text: &str,
@@ -344,6 +345,7 @@ pub fn resolve(
     op: usize,
     label: &str,
     digest: Digest,
+    exact: bool,
 ) -> Result<Resolved> {
     let ctx = Ctx {
         path,
@@ -356,7 +358,7 @@ pub fn resolve(
     if block.search.is_empty() {
         return insertion(block, text, &lines, from, &ctx);
     }
-    let found = find(text, &lines, &block.search, from, block.at_eof);
+    let found = find(text, &lines, &block.search, from, block.at_eof, exact);
     match found.len() {
         1 => {
             let splice = splice_for(&found[0], block, text, &lines, op);
@@ -378,7 +380,7 @@ pub fn resolve(
         }
     }
     if !block.replace.is_empty()
-        && find(text, &lines, &block.replace, from, block.at_eof).len() == 1
+        && find(text, &lines, &block.replace, from, block.at_eof, exact).len() == 1
     {
         return Ok(Resolved {
             splices: Vec::new(),
@@ -407,7 +409,7 @@ mod tests {
             replace: replace.into(),
             ..Block::default()
         };
-        let r = resolve(&block, text, "f", 0, "blocks[0]", Digest::of(b""))
+        let r = resolve(&block, text, "f", 0, "blocks[0]", Digest::of(b""), false)
             .map_err(|e| e.code.as_str())?;
         Ok((
             String::from_utf8_lossy(&crate::plan::splice::apply(text.as_bytes(), &r.splices))
@@ -488,6 +490,7 @@ mod tests {
             0,
             "c",
             Digest::of(b""),
+            false,
         )
         .expect("anchor");
         assert_eq!(
@@ -501,7 +504,7 @@ mod tests {
             ..Block::default()
         };
         let text = "def f():\n    pass\ndef g():\n    pass\n";
-        let r = resolve(&twice, text, "f", 0, "c", Digest::of(b"")).expect("after anchor");
+        let r = resolve(&twice, text, "f", 0, "c", Digest::of(b""), false).expect("after anchor");
         assert_eq!(
             crate::plan::splice::apply(text.as_bytes(), &r.splices),
             b"def f():\n    pass\ndef g():\n    return 1\n"

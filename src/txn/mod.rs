@@ -26,6 +26,8 @@ pub struct Options {
     pub dry_run: bool,
     /// Text edits may add syntax errors to files in supported languages.
     pub allow_syntax_errors: bool,
+    /// Blocks of the text dialects match exact bytes only (no tolerance ladder).
+    pub exact: bool,
 }
 
 /// What a plan did (or, in a dry run, would do).

@@ -240,7 +240,7 @@ fn prepare_edits(
         matches,
         source,
         structural,
-    } = resolve_file(plan, &g.ops, &g.path, &before)?;
+    } = resolve_file(plan, &g.ops, &g.path, &before, options.exact)?;
     if let Err(overlap) = splice::order(&mut splices) {
         return Err(overlap_error(plan, overlap.first, overlap.second, &g.path));
     }

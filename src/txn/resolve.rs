@@ -53,6 +53,7 @@ pub fn resolve_file(
     ops: &[usize],
     path: &TargetPath,
     before: &Snapshot,
+    exact: bool,
 ) -> Result<FileEdits> {
     let endings = OnceCell::new();
     let mut out = FileEdits {
@@ -63,7 +64,7 @@ pub fn resolve_file(
     };
     let mut failures = Vec::new();
     for &i in ops {
-        if let Err(e) = resolve_op(plan, i, path, before, &endings, &mut out) {
+        if let Err(e) = resolve_op(plan, i, path, before, exact, &endings, &mut out) {
             failures.push(e);
         }
     }
@@ -79,6 +80,7 @@ fn resolve_op(
     i: usize,
     path: &TargetPath,
     before: &Snapshot,
+    exact: bool,
     endings: &OnceCell<crate::target::lines::Endings>,
     out: &mut FileEdits,
 ) -> Result<()> {
@@ -125,7 +127,7 @@ fn resolve_op(
                 out.matches.push(how);
             }
             OpKind::Block(block) => {
-                let resolved = ladder::resolve(block, text, &path.rel, i, &label, before.digest)
+                let resolved = ladder::resolve(block, text, &path.rel, i, &label, before.digest, exact)
                     .map_err(located)?;
                 out.matches.push(matched(i, resolved.matched_by));
                 out.splices.extend(resolved.splices);
