@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod edit;
 pub mod flags;
+pub mod handoff;
 pub mod info;
 pub mod output;
 pub mod patch;

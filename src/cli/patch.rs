@@ -78,12 +78,22 @@ pub struct PatchArgs {
     pub auto_repair: bool,
     #[command(flatten)]
     pub write: WriteFlags,
+    /// Never writes: list where each block of this single-file diff could apply in FILE.
+    #[arg(long, value_name = "DIFF")]
+    pub from_diff: Option<String>,
     /// Read an identedit patch request (`{command, file, target, op}`) from stdin.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)> {
+    if let Some(diff) = &args.from_diff {
+        let file = args
+            .file
+            .as_deref()
+            .ok_or_else(|| usage("--from-diff needs the FILE to search"))?;
+        return Ok((super::handoff::run(ws, diff, file)?, Vec::new()));
+    }
     let (plan, dry_run) = if args.json {
         let mut input = Vec::new();
         std::io::stdin()

@@ -167,7 +167,14 @@ struct Found {
 }
 
 /// Every match of `search` at the first tier that has any; exact byte matches first.
-fn find(text: &str, lines: &[Line], search: &str, from: usize, at_eof: bool, exact_only: bool) -> Vec<Found> {
+fn find(
+    text: &str,
+    lines: &[Line],
+    search: &str,
+    from: usize,
+    at_eof: bool,
+    exact_only: bool,
+) -> Vec<Found> {
     let wanted = side_lines(search);
     if wanted.is_empty() {
         return Vec::new();
@@ -393,6 +400,62 @@ pub fn resolve(
         &block.search,
         "the search text does not occur at any tier",
     ))
+}
+
+/// A place a block could apply, for the failed-diff handoff.
+pub struct Candidate {
+    /// 1-based lines of the matched window.
+    pub start_line: usize,
+    pub end_line: usize,
+    pub matched_by: &'static str,
+    /// The exact bytes matched and what they would become.
+    pub range: std::ops::Range<usize>,
+    pub replacement: String,
+}
+
+/// Every window where `block` matches at any tier (each window once, at its best tier).
+pub fn candidates(block: &Block, text: &str) -> Vec<Candidate> {
+    let lines = split(text);
+    let m = side_lines(&block.search).len();
+    if m == 0 {
+        return Vec::new();
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    let mut from_tier = |found: Vec<Found>| {
+        for f in found {
+            if seen.insert(f.first) {
+                let splice = splice_for(&f, block, text, &lines, 0);
+                out.push(Candidate {
+                    start_line: f.first + 1,
+                    end_line: f.first + m,
+                    matched_by: f.tier,
+                    range: splice.range,
+                    replacement: splice.text,
+                });
+            }
+        }
+    };
+    from_tier(find(text, &lines, &block.search, 0, block.at_eof, true));
+    let contents: Vec<&str> = lines
+        .iter()
+        .map(|l| &text[l.start..l.content_end])
+        .collect();
+    let wanted = side_lines(&block.search);
+    for tier in Tier::ALL {
+        let hits = (0..contents.len().saturating_sub(m - 1))
+            .filter_map(|i| {
+                window_matches(&contents[i..i + m], &wanted, tier).map(|shift| Found {
+                    first: i,
+                    tier: tier.name(),
+                    shift,
+                })
+            })
+            .collect();
+        from_tier(hits);
+    }
+    out.sort_by_key(|c| c.start_line);
+    out
 }
 
 #[cfg(test)]

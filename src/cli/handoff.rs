@@ -1,0 +1,100 @@
+//! `patch --from-diff failed.diff FILE`: identedit's failed-diff handoff. Never writes. For each
+//! changed block of a single-file diff it lists where the block could apply in FILE (`unique`,
+//! `ambiguous` or `missing`), with previews, each candidate as an exact find/replace edit, and a
+//! `source_edit_plan` of the unique ones that `git identedit apply -` takes as it is.
+
+use serde_json::{Map, Value, json};
+
+use crate::error::{Code, Error, Result};
+use crate::formats::{self, Dialect};
+use crate::plan::schema::{CONTRACT_VERSIONS, PLAN_TYPE};
+use crate::plan::{OpKind, PathBase, PathSpec};
+use crate::report::Report;
+use crate::target::ladder::{self, Candidate};
+use crate::target::workspace::Workspace;
+use crate::target::{path, snapshot};
+
+const PREVIEW_LINES: usize = 2;
+
+/// Lines around a candidate, for the preview.
+fn preview(text: &str, c: &Candidate) -> Value {
+    let before_start = text[..c.range.start]
+        .lines()
+        .count()
+        .saturating_sub(PREVIEW_LINES);
+    let before: Vec<&str> = text[..c.range.start].lines().skip(before_start).collect();
+    let after: Vec<&str> = text[c.range.end..].lines().take(PREVIEW_LINES).collect();
+    json!({"before": before.join("\n"), "matched": &text[c.range.clone()], "after": after.join("\n")})
+}
+
+pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
+    let input = std::fs::read(ws.cwd.join(diff_path))
+        .map_err(|e| Error::io(&format!("reading {diff_path}"), &e))?;
+    let plan = formats::compile(&input, Some(Dialect::Diff))?;
+    let target = path::resolve(
+        ws,
+        &PathSpec {
+            raw: file.to_owned(),
+            base: PathBase::Cwd,
+        },
+    )?;
+    let snapshot = snapshot::read_text(&target)?;
+    let text = snapshot.text();
+    let mut changes = Vec::new();
+    let mut edits = Vec::new();
+    let (mut unique, mut ambiguous, mut missing, mut total) = (0, 0, 0, 0);
+    for (index, op) in plan.ops.iter().enumerate() {
+        let OpKind::Block(block) = &op.kind else {
+            return Err(Error::new(Code::PlanUnsupported, "--from-diff takes a diff that changes one existing file (no creates, deletes or renames)")
+                .detail("input_line", op.origin.input_line));
+        };
+        let found = ladder::candidates(block, text);
+        let status = match found.len() {
+            0 => "missing",
+            1 => "unique",
+            _ => "ambiguous",
+        };
+        match status {
+            "unique" => unique += 1,
+            "missing" => missing += 1,
+            _ => ambiguous += 1,
+        }
+        total += found.len();
+        let candidates: Vec<Value> = found
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let edit = json!({"path": target.rel, "find": &text[c.range.clone()], "replace": c.replacement});
+                if status == "unique" {
+                    edits.push(edit.clone());
+                }
+                json!({"candidate_index": i, "start_line": c.start_line, "end_line": c.end_line,
+                       "matched_by": c.matched_by, "preview": preview(text, c), "edit": edit})
+            })
+            .collect();
+        changes.push(json!({"change_index": index, "input_line": op.origin.input_line, "hint_line": block.hint_line,
+                            "status": status, "candidates": candidates}));
+    }
+    let mut doc = Map::new();
+    doc.insert("mode".into(), "failed_diff_handoff".into());
+    doc.insert("file".into(), target.rel.clone().into());
+    doc.insert("sha256".into(), snapshot.digest.to_hex().into());
+    doc.insert("preview_only".into(), true.into());
+    doc.insert("changes".into(), Value::Array(changes));
+    doc.insert("summary".into(), json!({"changes": plan.ops.len(), "unique": unique, "ambiguous": ambiguous, "missing": missing, "candidates": total}));
+    doc.insert(
+        "plan".into(),
+        json!({"type": PLAN_TYPE, "contract_version": CONTRACT_VERSIONS[0], "edits": edits}),
+    );
+    let text_out = format!(
+        "{}: {} change(s): {unique} unique, {ambiguous} ambiguous, {missing} missing ({total} candidate(s)); nothing was written\n",
+        target.rel,
+        plan.ops.len()
+    );
+    Ok(Report {
+        json: doc,
+        text: text_out,
+        raw: false,
+        note: String::new(),
+    })
+}
