@@ -88,3 +88,6 @@ pub fn compile(input: &[u8], dialect: Option<Dialect>) -> Result<Plan> {
     plan.input_sha256 = Some(Digest::of(input));
     Ok(plan)
 }
+
+#[cfg(test)]
+mod roundtrip;
