@@ -48,7 +48,14 @@ pub fn run(
     if let Some(task) = &args.task {
         plan.label = Some(task.clone());
     }
-    let outcome = txn::execute(ws, &plan, txn::Options { exact: args.exact, ..args.write.options() })?;
+    let outcome = txn::execute(
+        ws,
+        &plan,
+        txn::Options {
+            exact: args.exact,
+            ..args.write.options()
+        },
+    )?;
     Ok((
         report::outcome(&plan, &outcome, args.write.diff),
         outcome.recovered,

@@ -61,11 +61,11 @@ impl Dialect {
     }
 }
 
-/// `<<<<<<< SEARCH` with 5 to 9 `<`.
+/// `<<<<<<< SEARCH` with 5 to 9 `<`, indented or not (also `SEARCH>`), as the parser takes it.
 fn is_search_marker(line: &str) -> bool {
-    let line = line.trim_end();
+    let line = line.trim();
     let arrows = line.chars().take_while(|&c| c == '<').count();
-    (5..=9).contains(&arrows) && line[arrows..].trim() == "SEARCH"
+    (5..=9).contains(&arrows) && matches!(line[arrows..].trim(), "SEARCH" | "SEARCH>")
 }
 
 /// Compiles raw input bytes into a plan, in the given or the detected dialect.

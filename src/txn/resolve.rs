@@ -127,8 +127,9 @@ fn resolve_op(
                 out.matches.push(how);
             }
             OpKind::Block(block) => {
-                let resolved = ladder::resolve(block, text, &path.rel, i, &label, before.digest, exact)
-                    .map_err(located)?;
+                let resolved =
+                    ladder::resolve(block, text, &path.rel, i, &label, before.digest, exact)
+                        .map_err(located)?;
                 out.matches.push(matched(i, resolved.matched_by));
                 out.splices.extend(resolved.splices);
             }
