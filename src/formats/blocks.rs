@@ -90,22 +90,25 @@ pub fn parse(input: &str) -> Result<Plan> {
                     }
                 };
                 current = Some(path.clone());
-                ops.push(Op {
-                    path: PathSpec {
-                        raw: path,
-                        base: PathBase::Root,
-                    },
-                    origin: Origin {
-                        list: "blocks",
-                        index: ops.len(),
-                        input_line: Some(i + 1),
-                    },
-                    kind: OpKind::Block(Block {
-                        search: lines[i + 1..divider].concat(),
-                        replace: lines[divider + 1..tail].concat(),
-                        ..Block::default()
-                    }),
-                });
+                let (search, replace) = (&lines[i + 1..divider], &lines[divider + 1..tail]);
+                for (search, replace) in elided_pieces(search, replace) {
+                    ops.push(Op {
+                        path: PathSpec {
+                            raw: path.clone(),
+                            base: PathBase::Root,
+                        },
+                        origin: Origin {
+                            list: "blocks",
+                            index: ops.len(),
+                            input_line: Some(i + 1),
+                        },
+                        kind: OpKind::Block(Block {
+                            search,
+                            replace,
+                            ..Block::default()
+                        }),
+                    });
+                }
                 last = Some((i, tail));
                 i = tail + 1;
             }
@@ -121,6 +124,22 @@ pub fn parse(input: &str) -> Result<Plan> {
         input_sha256: None,
         ops,
     })
+}
+
+/// Aider's `...` elision: when SEARCH and REPLACE both contain lines that are only `...`, as
+/// many in each, the pieces between them pair up and apply as separate blocks (so each piece
+/// must match once on its own). Pieces that are the same on both sides change nothing and are
+/// dropped. Otherwise the block is taken whole.
+fn elided_pieces(search: &[&str], replace: &[&str]) -> Vec<(String, String)> {
+    let is_dots = |l: &&str| l.trim() == "...";
+    let cut = |lines: &[&str]| -> Vec<String> {
+        lines.split(is_dots).map(|piece| piece.concat()).collect()
+    };
+    let (s, r) = (cut(search), cut(replace));
+    if s.len() == 1 || s.len() != r.len() {
+        return vec![(search.concat(), replace.concat())];
+    }
+    s.into_iter().zip(r).filter(|(a, b)| a != b).collect()
 }
 
 fn stray_tail(index: usize, last: Option<(usize, usize)>) -> Error {
@@ -413,6 +432,15 @@ mod tests {
         // Still ambiguous: the first one wins, as in Aider.
         let ambiguous = "a.md\n<<<<<<< SEARCH\nA\n=======\nB\n=======\nC\n>>>>>>> REPLACE\n";
         assert_eq!(blocks(ambiguous), [r#"a.md@2: "A\n" => "B\n=======\nC\n""#]);
+    }
+
+    #[test]
+    fn dots_split_a_block_into_pieces() {
+        let input = "a.py\n```\n<<<<<<< SEARCH\ndef f():\n...\n    return 1\n=======\ndef f():\n...\n    return 2\n>>>>>>> REPLACE\n```\n";
+        assert_eq!(
+            blocks(input),
+            [r#"a.py@3: "    return 1\n" => "    return 2\n""#]
+        );
     }
 
     #[test]

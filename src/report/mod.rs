@@ -40,6 +40,9 @@ fn file_json(change: &FileChange) -> Value {
             if let Some(target) = &e.target {
                 v["target"] = json!(target);
             }
+            if let Some(line) = e.input_line {
+                v["input_line"] = json!(line);
+            }
             if let Some(n) = e.regex_replacements {
                 v["regex_replacements"] = json!(n);
             }

@@ -37,6 +37,8 @@ pub struct EditReport {
     pub op: usize,
     /// JSON Pointer of the operation in its input (`/edits/0`).
     pub pointer: String,
+    /// The line of the input where a block or hunk starts (text dialects).
+    pub input_line: Option<usize>,
     pub matched_by: &'static str,
     pub spans: Vec<LineSpan>,
     /// Matches of a scoped regex.

@@ -336,6 +336,7 @@ fn reports(
         .map(|m| EditReport {
             op: m.op,
             pointer: plan.ops[m.op].origin.pointer(),
+            input_line: plan.ops[m.op].origin.input_line,
             matched_by: m.matched_by,
             spans: spans.remove(&m.op).unwrap_or_default(),
             regex_replacements: m.regex_replacements,

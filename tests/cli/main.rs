@@ -4,6 +4,7 @@ mod apply;
 mod common;
 mod concurrency;
 mod crash;
+mod dialects;
 mod edit;
 mod languages;
 mod output;

@@ -1,0 +1,187 @@
+//! Text dialects end to end: detection, the tolerance ladder, already applied, every failure
+//! listed, the failed-diff handoff, and awkward files (BOM, empty, 10 MB).
+
+use serde_json::{Value, json};
+
+use crate::common::{Repo, code};
+
+fn block(path: &str, search: &str, replace: &str) -> String {
+    format!("{path}\n```\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
+}
+
+fn edits(doc: &Value) -> Vec<Value> {
+    doc["changed_files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|f| f["edits"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn dialects_are_detected_by_content() {
+    let repo = Repo::new();
+    repo.write("a.txt", "one\ntwo\n").commit();
+    let inputs = [
+        format!("Here is the fix:\n\n{}", block("a.txt", "two\n", "TWO\n")),
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n".to_owned(),
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n".to_owned(),
+    ];
+    for (input, dialect) in inputs.iter().zip(["blocks", "codex", "diff"]) {
+        let (rc, doc) = repo.json_stdin(&["apply", "-", "--dry-run"], input);
+        assert_eq!(rc, 0, "{dialect}: {doc}");
+        assert_eq!(doc["plan"]["type"], dialect);
+        assert_eq!(doc["summary"]["files_changed"], 1);
+    }
+}
+
+#[test]
+fn the_ladder_tolerates_and_reindents_in_the_files_style_unless_exact() {
+    let repo = Repo::new();
+    repo.write(
+        "m.go",
+        "func f() {\n\tif ok {\n\t\treturn \u{201c}yes\u{201d}  \n\t}\n}\n",
+    )
+    .commit();
+    let input = block(
+        "m.go",
+        "if ok {\n    return \"yes\"\n}\n",
+        "if ok {\n    return \"no\"\n}\n",
+    );
+    let (rc, doc) = repo.json_stdin(&["apply", "-", "--exact", "--dry-run"], &input);
+    assert_eq!((rc, code(&doc)), (1, "anchor_missing"));
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &input);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(edits(&doc)[0]["matched_by"], "unicode_punctuation");
+    assert_eq!(edits(&doc)[0]["input_line"], 3);
+    assert_eq!(
+        repo.text("m.go"),
+        "func f() {\n\tif ok {\n\t\treturn \"no\"\n\t}\n}\n"
+    );
+}
+
+#[test]
+fn a_retried_block_is_already_applied_and_writes_nothing() {
+    let repo = Repo::new();
+    repo.write("a.py", "x = 1\ny = 2\n").commit();
+    let input = block("a.py", "y = 2\n", "y = 3\n");
+    let (rc, _) = repo.json_stdin(&["apply", "-"], &input);
+    assert_eq!(rc, 0);
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &input);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["summary"]["files_changed"], 0);
+    assert_eq!(
+        doc["unchanged_files"][0]["edits"][0]["matched_by"],
+        "already_applied"
+    );
+    assert_eq!(repo.text("a.py"), "x = 1\ny = 3\n");
+}
+
+#[test]
+fn every_failing_block_is_listed_and_nothing_is_written() {
+    let repo = Repo::new();
+    repo.write("a.txt", "alpha\n")
+        .write("b.txt", "beta\n")
+        .commit();
+    let before = repo.tree();
+    let input = [
+        block("a.txt", "alpha\n", "ALPHA\n"),
+        block("a.txt", "gamma\n", "G\n"),
+        block("b.txt", "delta\n", "D\n"),
+    ]
+    .concat();
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &input);
+    assert_eq!((rc, code(&doc)), (1, "anchor_missing"));
+    let failures = doc["error"]["details"]["failures"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let found: Vec<(Value, Value, Value)> = failures
+        .iter()
+        .map(|f| {
+            (
+                f["path"].clone(),
+                f["input_line"].clone(),
+                f["next_action"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (json!("a.txt"), json!(11), json!("reread_and_retry")),
+            (json!("b.txt"), json!(19), json!("reread_and_retry"))
+        ]
+    );
+    assert_eq!(repo.tree(), before);
+}
+
+#[test]
+fn from_diff_lists_candidates_that_feed_back_as_a_plan() {
+    let repo = Repo::new();
+    repo.write(
+        "s.py",
+        "class A:\n    def f():\n        return 1\n\ndef g():\n    return 2\n",
+    )
+    .commit();
+    repo.write(
+        "failed.diff",
+        "--- a/s.py\n+++ b/s.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 10\n",
+    );
+    let (rc, doc) = repo.json(&["patch", "s.py", "--from-diff", "failed.diff"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["mode"], "failed_diff_handoff");
+    assert_eq!(doc["changes"][0]["status"], "unique");
+    assert_eq!(
+        doc["changes"][0]["candidates"][0]["matched_by"],
+        "indentation"
+    );
+    assert_eq!(
+        repo.text("s.py"),
+        "class A:\n    def f():\n        return 1\n\ndef g():\n    return 2\n"
+    );
+    let (rc, out) = repo.json_stdin(&["apply", "-"], &doc["plan"].to_string());
+    assert_eq!(rc, 0, "{out}");
+    assert_eq!(
+        repo.text("s.py"),
+        "class A:\n    def f():\n        return 10\n\ndef g():\n    return 2\n"
+    );
+}
+
+#[test]
+fn bom_empty_and_large_files() {
+    let repo = Repo::new();
+    repo.write("bom.txt", "\u{feff}first\r\nsecond\r\n")
+        .write("empty.txt", "")
+        .commit();
+    let input = [
+        block("bom.txt", "second\n", "2nd\n"),
+        block("empty.txt", "", "filled\n"),
+        block("new/made.txt", "", "made\n"),
+    ]
+    .concat();
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &input);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.read("bom.txt"), "\u{feff}first\r\n2nd\r\n".as_bytes());
+    assert_eq!(repo.text("empty.txt"), "filled\n");
+    assert_eq!(repo.text("new/made.txt"), "made\n");
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &block("bom.txt", "", "x\n"));
+    assert_eq!(
+        (rc, code(&doc)),
+        (1, "anchor_missing"),
+        "an empty SEARCH on a non-empty file is refused"
+    );
+
+    let big: String = (0..200_000)
+        .map(|i| format!("let v{i} = compute({i});\n"))
+        .collect();
+    repo.write("big.js", &big);
+    let diff = "--- a/big.js\n+++ b/big.js\n@@ -199998,3 +199998,3 @@\n let v199997 = compute(199997);\n-let v199998 = compute(199998);\n+let v199998 = compute(0);\n let v199999 = compute(199999);\n";
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], diff);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.read("big.js").len(), big.len() - 5);
+    assert!(
+        repo.text("big.js")
+            .ends_with("let v199998 = compute(0);\nlet v199999 = compute(199999);\n")
+    );
+}
