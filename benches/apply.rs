@@ -100,7 +100,13 @@ impl Workload {
 enum Tool {
     GitApply,
     Patch,
+    /// `git identedit apply` of the source_edit_plan.
     Identedit,
+    /// `git identedit apply` of the same change as SEARCH/REPLACE blocks, a Codex patch and
+    /// the unified diff (the blocks and Codex files exist for the real-corpus workloads).
+    IdentBlocks,
+    IdentCodex,
+    IdentDiff,
 }
 
 impl Tool {
@@ -109,16 +115,33 @@ impl Tool {
             Tool::GitApply => "git-apply",
             Tool::Patch => "patch",
             Tool::Identedit => "identedit",
+            Tool::IdentBlocks => "ie-blocks",
+            Tool::IdentCodex => "ie-codex",
+            Tool::IdentDiff => "ie-diff",
+        }
+    }
+
+    fn is_identedit(self) -> bool {
+        !matches!(self, Tool::GitApply | Tool::Patch)
+    }
+
+    /// The input file of this tool for `w`.
+    fn input(self, w: &Workload) -> PathBuf {
+        match self {
+            Tool::Identedit => w.plan.clone(),
+            Tool::IdentBlocks => w.diff.with_file_name("edit.blocks"),
+            Tool::IdentCodex => w.diff.with_file_name("edit.codex"),
+            _ => w.diff.clone(),
         }
     }
 
     fn argv(self, w: &Workload) -> Vec<OsString> {
         let os = OsString::from;
-        let (diff, plan) = (w.diff.clone().into(), w.plan.clone().into());
+        let input = self.input(w).into();
         match self {
-            Tool::GitApply => vec![os("git"), os("apply"), diff],
-            Tool::Patch => vec![os(PATCH), os("-p1"), os("-s"), os("-i"), diff],
-            Tool::Identedit => vec![os(BIN), os("apply"), plan, os("--format"), os("json")],
+            Tool::GitApply => vec![os("git"), os("apply"), input],
+            Tool::Patch => vec![os(PATCH), os("-p1"), os("-s"), os("-i"), input],
+            _ => vec![os(BIN), os("apply"), input, os("--format"), os("json")],
         }
     }
 }
@@ -353,7 +376,7 @@ fn measure(w: &Workload, tool: Tool, runs: usize) -> Res<Row> {
     w.reset()?;
     let out = run(&mut command(&argv, &w.repo), &what)?;
     w.check(tool)?;
-    if tool == Tool::Identedit {
+    if tool.is_identedit() {
         let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
         if doc["ok"] != serde_json::Value::Bool(true) {
             return Err(format!("{what}: report is not ok: {doc}").into());
@@ -384,8 +407,16 @@ fn bench(w: &Workload, runs: usize, rows: &mut Vec<Row>) -> Res<()> {
     let bytes: usize = w.files.iter().map(|(_, b)| b.len()).sum();
     eprintln!("{}: {} files, {bytes} bytes touched", w.name, w.files.len());
     let have_patch = Path::new(PATCH).exists();
-    for tool in [Tool::GitApply, Tool::Patch, Tool::Identedit] {
-        if tool != Tool::Patch || have_patch {
+    let tools = [
+        Tool::GitApply,
+        Tool::Patch,
+        Tool::Identedit,
+        Tool::IdentBlocks,
+        Tool::IdentCodex,
+        Tool::IdentDiff,
+    ];
+    for tool in tools {
+        if (tool != Tool::Patch || have_patch) && tool.input(w).exists() {
             rows.push(measure(w, tool, runs)?);
         }
     }
@@ -414,11 +445,11 @@ fn print_table(rows: &[Row]) {
     for r in rows {
         let base = |t: Tool| rows.iter().find(|b| b.case == r.case && b.tool == t);
         let med = ms(median(&r.times));
-        let ratio = |t: Tool| match (r.tool, base(t)) {
-            (Tool::Identedit, Some(b)) => format!("{:.2}x", med / ms(median(&b.times))),
+        let ratio = |t: Tool| match base(t) {
+            Some(b) if r.tool.is_identedit() => format!("{:.2}x", med / ms(median(&b.times))),
             _ => String::new(),
         };
-        let target = (r.tool == Tool::Identedit).then(|| {
+        let target = r.tool.is_identedit().then(|| {
             let limit = 2 * r.largest / 1024 + 16 * 1024;
             let verdict = if r.rss_kib <= limit { "ok" } else { "OVER" };
             format!("<= {limit} KiB {verdict}")
