@@ -21,6 +21,9 @@ pub struct ApplyArgs {
     /// Blocks, hunks and chunks must match exact bytes: no tolerance ladder.
     #[arg(long)]
     pub exact: bool,
+    /// Let creations and moves replace an existing file (Codex `*** Add File:` onto a file).
+    #[arg(long)]
+    pub overwrite: bool,
     /// Input dialect, when detection by content is not wanted.
     #[arg(long, value_enum)]
     pub dialect: Option<Dialect>,
@@ -53,6 +56,7 @@ pub fn run(
         &plan,
         txn::Options {
             exact: args.exact,
+            overwrite: args.overwrite,
             ..args.write.options()
         },
     )?;

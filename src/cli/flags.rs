@@ -25,6 +25,7 @@ impl WriteFlags {
             dry_run: self.dry_run,
             allow_syntax_errors: self.allow_syntax_errors,
             exact: false,
+            overwrite: false,
         }
     }
 }

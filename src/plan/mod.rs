@@ -86,6 +86,10 @@ pub enum OpKind {
     /// A block of a text dialect (Aider SEARCH/REPLACE, Codex chunk, unified-diff hunk),
     /// found with the tolerance ladder.
     Block(Block),
+    /// Move the file to `to`, after its other operations (a rename; Codex `*** Move to:`,
+    /// a git rename). The destination must not exist unless the plan is applied with
+    /// `--overwrite`.
+    Move { to: PathSpec },
     /// Create a new file with exactly these bytes.
     Create { content: String },
     /// Delete an existing file.

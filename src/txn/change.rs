@@ -65,6 +65,8 @@ pub struct FileChange {
     pub ranges: Vec<(Range<usize>, Range<usize>)>,
     /// Directories a created file needs, outermost first.
     pub new_dirs: Vec<PathBuf>,
+    /// Permissions of a file that has no pre-image (a moved file keeps its source's).
+    pub new_permissions: Option<std::fs::Permissions>,
     /// What the syntax gate observed (absent for deleted and unchanged files).
     pub syntax: Option<crate::lang::gate::Checked>,
 }

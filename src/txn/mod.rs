@@ -9,6 +9,7 @@ pub mod change;
 pub mod failpoint;
 pub mod journal;
 pub mod lock;
+pub mod moves;
 pub mod prepare;
 pub mod publish;
 pub mod resolve;
@@ -28,6 +29,8 @@ pub struct Options {
     pub allow_syntax_errors: bool,
     /// Blocks of the text dialects match exact bytes only (no tolerance ladder).
     pub exact: bool,
+    /// Creations and moves may replace an existing file.
+    pub overwrite: bool,
 }
 
 /// What a plan did (or, in a dry run, would do).

@@ -15,9 +15,9 @@ use crate::target::lines::LineCounter;
 use crate::target::path::{self, TargetPath};
 use crate::target::snapshot::{self, Snapshot};
 use crate::target::workspace::Workspace;
-use crate::txn::Options;
 use crate::txn::change::{Action, EditReport, FileChange, LineSpan};
 use crate::txn::resolve::{FileEdits, OpMatch, check_expected, resolve_file};
+use crate::txn::{Options, moves};
 
 /// Operations of one file, in plan order.
 struct Group {
@@ -32,14 +32,17 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
     let budget = Budget::from_env();
     let mut failures = Vec::new();
     for g in &groups {
-        match prepare_file(plan, g, options, &budget) {
-            Ok(change) => changes.push(change),
+        let prepared = prepare_file(plan, g, options, &budget)
+            .and_then(|c| moves::split(ws, plan, &g.ops, c, options));
+        match prepared {
+            Ok(more) => changes.extend(more),
             Err(e) => failures.push(e),
         }
     }
     if let Some(error) = Error::combine(failures) {
         return Err(error);
     }
+    refuse_duplicates(&changes)?;
     refuse_hard_links(plan, &groups, &changes)?;
     changes.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
     Ok(changes)
@@ -125,6 +128,23 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
             .detail("pointer", first.origin.pointer())
     };
     match &first.kind {
+        OpKind::Create { content }
+            if options.overwrite && snapshot::check_absent(&g.path).is_err() =>
+        {
+            let before = snapshot::read_any(&g.path).map_err(located)?;
+            let after = Arc::new(content.clone().into_bytes());
+            let ranges = vec![(0..before.bytes.len(), 0..after.len())];
+            let mut replaced = change(
+                g.path.clone(),
+                Action::Modified,
+                Some(before),
+                Some(after),
+                Vec::new(),
+                Vec::new(),
+            );
+            replaced.ranges = ranges;
+            Ok(replaced)
+        }
         OpKind::Create { content } => {
             snapshot::check_absent(&g.path).map_err(located)?;
             let new_dirs = missing_dirs(&g.path).map_err(located)?;
@@ -158,6 +178,19 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
                 Vec::new(),
             ))
         }
+        OpKind::Move { .. } if !g.ops.iter().any(|&i| edits(&plan.ops[i].kind)) => {
+            let before = snapshot::read_any(&g.path).map_err(located)?;
+            let mut unchanged = change(
+                g.path.clone(),
+                Action::Unchanged,
+                Some(before),
+                None,
+                Vec::new(),
+                Vec::new(),
+            );
+            unchanged.after_digest = unchanged.digest_before();
+            Ok(unchanged)
+        }
         OpKind::Block(_) if creates_file(plan, g) => {
             let content: String = g
                 .ops
@@ -190,9 +223,33 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
             created.syntax = Some(syntax);
             Ok(created)
         }
-        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) => {
+        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) | OpKind::Move { .. } => {
             prepare_edits(plan, g, located, options, budget)
         }
+    }
+}
+
+fn edits(kind: &OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_)
+    )
+}
+
+/// Two changes of one path (a move onto a file the plan also edits, two moves to one place).
+fn refuse_duplicates(changes: &[FileChange]) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    match changes.iter().find(|c| !seen.insert(c.path.key.as_str())) {
+        Some(c) => Err(Error::new(
+            Code::EditsOverlap,
+            format!(
+                "{} is written twice by the plan (a move onto a file it also changes?)",
+                c.path.rel
+            ),
+        )
+        .detail("path", c.path.rel.as_str())
+        .hint("Split the plan, or move to a path nothing else in the plan touches.")),
+        None => Ok(()),
     }
 }
 
@@ -223,6 +280,7 @@ fn change(
         edits,
         ranges: Vec::new(),
         new_dirs,
+        new_permissions: None,
         syntax: None,
     }
 }
@@ -348,7 +406,7 @@ fn reports(
 
 /// Ancestors of a file to create that do not exist yet, outermost first. The nearest existing
 /// one must be a directory.
-fn missing_dirs(path: &TargetPath) -> Result<Vec<PathBuf>> {
+pub(crate) fn missing_dirs(path: &TargetPath) -> Result<Vec<PathBuf>> {
     let mut dirs = Vec::new();
     let mut current = path.abs.parent();
     while let Some(dir) = current {

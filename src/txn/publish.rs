@@ -196,8 +196,13 @@ fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
     };
     let mut file = OpenOptions::new().write(true).create_new(true).open(tmp)?;
     file.write_all(bytes)?;
-    if let Some(before) = &change.before {
-        file.set_permissions(before.permissions.clone())?;
+    if let Some(permissions) = change
+        .before
+        .as_ref()
+        .map(|b| &b.permissions)
+        .or(change.new_permissions.as_ref())
+    {
+        file.set_permissions(permissions.clone())?;
     }
     Ok(())
 }

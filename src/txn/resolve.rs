@@ -133,7 +133,7 @@ fn resolve_op(
                 out.matches.push(matched(i, resolved.matched_by));
                 out.splices.extend(resolved.splices);
             }
-            OpKind::Create { .. } | OpKind::Delete { .. } => {}
+            OpKind::Create { .. } | OpKind::Delete { .. } | OpKind::Move { .. } => {}
         }
     }
     Ok(())

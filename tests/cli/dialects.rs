@@ -185,3 +185,44 @@ fn bom_empty_and_large_files() {
             .ends_with("let v199998 = compute(0);\nlet v199999 = compute(199999);\n")
     );
 }
+
+#[test]
+fn a_move_keeps_the_mode_and_a_crash_in_the_middle_is_rolled_back() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::ExitStatusExt;
+    let repo = Repo::new();
+    repo.write("bin/run.sh", "#!/bin/sh\necho old\n").commit();
+    std::fs::set_permissions(
+        repo.path().join("bin/run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .expect("chmod");
+    let patch = "*** Begin Patch\n*** Update File: bin/run.sh\n*** Move to: tools/run.sh\n@@\n #!/bin/sh\n-echo old\n+echo new\n*** End Patch\n";
+    let before = repo.tree();
+    for step in ["after_stage", "after_first_rename", "after_publish"] {
+        let out = crate::common::run_with_stdin(
+            repo.cmd()
+                .args(["apply", "-"])
+                .env("IDENTEDIT_FAILPOINT", step),
+            patch,
+        );
+        assert_eq!(out.status.signal(), Some(9), "{step}");
+        let (rc, doc) = repo.json(&["capabilities"]);
+        assert_eq!((rc, doc.get("recovered").is_some()), (0, true), "{step}");
+        assert_eq!(
+            repo.tree(),
+            before,
+            "{step}: both paths are back as they were"
+        );
+    }
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], patch);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(!repo.exists("bin/run.sh"));
+    assert_eq!(repo.text("tools/run.sh"), "#!/bin/sh\necho new\n");
+    let mode = std::fs::metadata(repo.path().join("tools/run.sh"))
+        .expect("meta")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o755);
+}

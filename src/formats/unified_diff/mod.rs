@@ -7,7 +7,7 @@
 //! git   := "diff --git " old " " new NL ext*
 //! ext   := "index " ... | "similarity index " ... | "dissimilarity index " ...
 //!        | "new file mode 100644" | "deleted file mode " mode
-//!        | "old mode " | "new mode " | "rename from|to " | "copy from|to "  -> plan_unsupported
+//!        | "rename from|to " (a move after the hunks) | "old mode " | "new mode " | "copy from|to " -> plan_unsupported
 //!        | "Binary files " ... " differ" | "GIT binary patch"               -> plan_unsupported
 //! pair  := "--- " path ["\t" stamp] NL "+++ " path ["\t" stamp] NL
 //! path  := raw | "C-quoted" | /dev/null
@@ -23,8 +23,9 @@
 //!   the line text: the engine handles line endings.
 //! - Paths: `a/` and `b/` are stripped when both sides carry them (`/dev/null` counts as either);
 //!   otherwise they are used as given (`-p0`). A leading `./` is dropped. Git-style sides
-//!   naming two paths are a rename: refused, like copies, mode changes and binary patches. A
-//!   plain `diff -u x.orig x` takes the new side's path.
+//!   naming two paths (or `rename from/to`) are a rename: the hunks apply to the old path,
+//!   which then moves. Copies, mode changes and binary patches are refused. A plain
+//!   `diff -u x.orig x` takes the new side's path.
 //! - Counts: the body is the run of body-shaped lines after the header. Bare empty lines are
 //!   empty context (agents and editors strip the leading space); trailing ones only count when
 //!   the header counts need them. When the counts disagree with the body but the body is clearly
@@ -49,6 +50,8 @@ struct Header {
     at: usize,
     git: Option<String>,
     pair: Option<(String, String)>,
+    /// `rename from` / `rename to` of a git rename.
+    rename: (Option<String>, Option<String>),
     new_file: bool,
     deleted: bool,
 }
@@ -105,9 +108,9 @@ fn refuse(line: &str, at: usize) -> Result<()> {
     if binary || starts(&["GIT binary patch"]) {
         return Err(unsupported(at, "binary patches"));
     }
-    if starts(&["rename from ", "rename to ", "copy from ", "copy to "]) {
-        let hint = "Move the file with `git mv` first, then send the content change.";
-        return Err(unsupported(at, "renames").hint(hint));
+    if starts(&["copy from ", "copy to "]) {
+        let hint = "Copy the file first, then send the content change.";
+        return Err(unsupported(at, "copies").hint(hint));
     }
     if starts(&["old mode ", "new mode "]) {
         return Err(unsupported(at, "mode changes"));
@@ -190,6 +193,10 @@ impl<'a> Parser<'a> {
                 }
             } else if line.starts_with("deleted file mode ") {
                 header.deleted = true;
+            } else if let Some(from) = line.strip_prefix("rename from ") {
+                header.rename.0 = Some(rename_path(from, at)?);
+            } else if let Some(to) = line.strip_prefix("rename to ") {
+                header.rename.1 = Some(rename_path(to, at)?);
             } else if !line.starts_with("index ") && !line.contains("similarity index ") {
                 break;
             }
@@ -242,13 +249,21 @@ impl<'a> Parser<'a> {
                 one_sided(&hunks, '-')?;
                 (path, OpKind::Delete { expected: None })
             }
-            (Some(_), Some(path)) if hunks.is_empty() => {
+            (Some(old), Some(path)) if hunks.is_empty() && old == path => {
                 return Err(malformed(header.at, format!("`{path}` has no hunks")));
             }
-            (Some(_), Some(path)) => {
+            (Some(old), Some(new)) => {
+                // The hunks address the file as it is (the old path); a rename moves it after.
                 for Hunk { index, at, block } in hunks {
                     self.ops
-                        .push(op(&path, ("hunks", index, at), OpKind::Block(block)));
+                        .push(op(&old, ("hunks", index, at), OpKind::Block(block)));
+                }
+                if old != new {
+                    let to = PathSpec {
+                        raw: new,
+                        base: PathBase::Root,
+                    };
+                    self.ops.push(op(&old, file, OpKind::Move { to }));
                 }
                 return Ok(());
             }
@@ -383,8 +398,22 @@ fn side_text(body: &[&str], first: usize, old: bool) -> Result<(String, bool)> {
     Ok((text, open))
 }
 
+/// A `rename from` / `rename to` path (C-quoted or raw, relative to the repository).
+fn rename_path(text: &str, at: usize) -> Result<String> {
+    let path = if text.starts_with('"') {
+        unquote(text).map(|(p, _)| p)
+    } else {
+        Some(text.trim_end().to_owned())
+    };
+    path.filter(|p| !p.is_empty())
+        .ok_or_else(|| malformed(at, "a bad rename path"))
+}
+
 /// The old and new path of a file section (`None` for `/dev/null`), prefixes stripped.
 fn paths(header: &Header) -> Result<(Option<String>, Option<String>)> {
+    if let (Some(from), Some(to)) = &header.rename {
+        return Ok((Some(from.clone()), Some(to.clone())));
+    }
     let (old, new) = match &header.pair {
         Some(pair) => pair.clone(),
         None => header.git.as_deref().and_then(git_paths).ok_or_else(|| {
@@ -404,11 +433,11 @@ fn paths(header: &Header) -> Result<(Option<String>, Option<String>)> {
         Ok(path.to_owned())
     };
     let (old, new) = (old.map(clean).transpose()?, new.map(clean).transpose()?);
-    if let (Some(o), Some(n)) = (&old, &new)
-        && o != n
-        && (prefixed || header.git.is_some())
-    {
-        return Err(unsupported(header.at, &format!("renames (`{o}` to `{n}`)")));
+    if let (Some(o), Some(n), false) = (&old, &new, prefixed || header.git.is_some()) {
+        // A plain `diff -u x.orig x` names a backup on the old side: the new side is the file.
+        if o != n {
+            return Ok((Some(n.clone()), Some(n.clone())));
+        }
     }
     Ok((old, new))
 }

@@ -19,6 +19,7 @@ fn show(diff: &str) -> Vec<String> {
             format!("{:?} -> {:?} h{hint}{eof}", b.search, b.replace)
         }
         OpKind::Create { content } => format!("create {} {content:?}", op.path.raw),
+        OpKind::Move { to } => format!("move {} -> {}", op.path.raw, to.raw),
         _ => format!("delete {}", op.path.raw),
     };
     plan.ops.iter().map(show).collect()
@@ -155,7 +156,7 @@ fn keeps_carriage_returns_in_line_text() {
 fn refuses_renames_modes_binaries_and_non_diffs() {
     let cases = [
         (
-            "diff --git a/x b/y\nsimilarity index 90%\nrename from x\n",
+            "diff --git a/x b/y\nsimilarity index 90%\ncopy from x\n",
             "unsupported L3",
         ),
         (
@@ -175,7 +176,6 @@ fn refuses_renames_modes_binaries_and_non_diffs() {
             "unsupported L2",
         ),
         ("Binary files a/x and b/y differ\n", "unsupported L1"),
-        ("--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n", "unsupported L1"),
         ("--- a/x\n+++ b/x\n@@@ -1 -1 +1 @@@\n", "unsupported L3"),
         ("just prose\n- a bullet\n", "malformed L"),
         ("", "malformed L"),
@@ -190,6 +190,14 @@ fn refuses_renames_modes_binaries_and_non_diffs() {
     for (diff, want) in cases {
         assert_eq!(show(diff), [want], "{diff}");
     }
+}
+
+#[test]
+fn renames_move_the_file_after_its_hunks() {
+    let pure = "diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n";
+    assert_eq!(show(pure), ["move x -> y"]);
+    let edited = "--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(show(edited), ["\"a\\n\" -> \"b\\n\" h1", "move x -> y"]);
 }
 
 /// Header and body shapes, including broken quoting, stray markers and `\r`.
