@@ -394,12 +394,52 @@ pub fn resolve(
             matched_by: "already_applied",
         });
     }
-    Err(missing_error(
+    let error = missing_error(
         &ctx,
         text,
         &block.search,
         "the search text does not occur at any tier",
-    ))
+    );
+    Err(match nearest(text, &lines, &block.search) {
+        Some((tier, matched, of, line)) => error.detail(
+            "nearest",
+            serde_json::json!({"tier": tier, "matched_lines": matched, "of": of, "line": line}),
+        ),
+        None => error,
+    })
+}
+
+/// The tier under which the longest run of the block's first lines matches somewhere, how many
+/// lines that is, and where (1-based): what came nearest to applying.
+fn nearest(
+    text: &str,
+    lines: &[Line],
+    search: &str,
+) -> Option<(&'static str, usize, usize, usize)> {
+    let wanted = side_lines(search);
+    // Only on the failure path, and bounded: a huge file and a long block skip the report.
+    if lines.len().saturating_mul(wanted.len()) > 2_000_000 {
+        return None;
+    }
+    let contents: Vec<&str> = lines
+        .iter()
+        .map(|l| &text[l.start..l.content_end])
+        .collect();
+    let mut best: Option<(&'static str, usize, usize, usize)> = None;
+    for tier in Tier::ALL {
+        for start in 0..contents.len() {
+            let run = (1..=wanted.len().min(contents.len() - start))
+                .take_while(|&k| {
+                    window_matches(&contents[start..start + k], &wanted[..k], tier).is_some()
+                })
+                .last()
+                .unwrap_or(0);
+            if run > best.map_or(0, |b| b.1) {
+                best = Some((tier.name(), run, wanted.len(), start + 1));
+            }
+        }
+    }
+    best
 }
 
 /// A place a block could apply, for the failed-diff handoff.

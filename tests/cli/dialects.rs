@@ -226,3 +226,21 @@ fn a_move_keeps_the_mode_and_a_crash_in_the_middle_is_rolled_back() {
         & 0o777;
     assert_eq!(mode, 0o755);
 }
+
+#[test]
+fn a_failed_block_names_the_tier_that_came_nearest() {
+    let repo = Repo::new();
+    repo.write(
+        "a.py",
+        "class A:\n\n    def f(self, items):\n        pass\n",
+    )
+    .commit();
+    let input = block("a.py", "class A:\n\n    def f(self, things):\n", "X\n");
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &input);
+    assert_eq!((rc, code(&doc)), (1, "anchor_missing"));
+    assert_eq!(
+        doc["error"]["details"]["nearest"],
+        json!({"tier": "line_endings", "matched_lines": 2, "of": 3, "line": 1})
+    );
+    assert_eq!(doc["error"]["details"]["closest"][0]["line"], 1);
+}
