@@ -147,24 +147,7 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         }
         OpKind::Create { content } => {
             snapshot::check_absent(&g.path).map_err(located)?;
-            let new_dirs = missing_dirs(&g.path).map_err(located)?;
-            let after = Arc::new(content.clone().into_bytes());
-            // A new file is observed, not refused: the gate's rule is that edits must not add
-            // errors, and the seed's own `creates` example carries placeholder content.
-            let rules = Rules::new(false, true);
-            let whole = [(0..0, 0..after.len())];
-            let syntax =
-                gate::check(&g.path.rel, None, &after, &whole, rules, budget).map_err(located)?;
-            let mut created = change(
-                g.path.clone(),
-                Action::Created,
-                None,
-                Some(after),
-                Vec::new(),
-                new_dirs,
-            );
-            created.syntax = Some(syntax);
-            Ok(created)
+            created(g, content.clone().into_bytes(), budget).map_err(located)
         }
         OpKind::Delete { expected } => {
             let before = snapshot::read_any(&g.path).map_err(located)?;
@@ -200,28 +183,7 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
                     _ => None,
                 })
                 .collect();
-            let new_dirs = missing_dirs(&g.path).map_err(located)?;
-            let after = Arc::new(content.into_bytes());
-            let whole = [(0..0, 0..after.len())];
-            let syntax = gate::check(
-                &g.path.rel,
-                None,
-                &after,
-                &whole,
-                Rules::new(false, true),
-                budget,
-            )
-            .map_err(located)?;
-            let mut created = change(
-                g.path.clone(),
-                Action::Created,
-                None,
-                Some(after),
-                Vec::new(),
-                new_dirs,
-            );
-            created.syntax = Some(syntax);
-            Ok(created)
+            created(g, content.into_bytes(), budget).map_err(located)
         }
         OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) | OpKind::Move { .. } => {
             prepare_edits(plan, g, located, options, budget)
@@ -251,6 +213,32 @@ fn refuse_duplicates(changes: &[FileChange]) -> Result<()> {
         .hint("Split the plan, or move to a path nothing else in the plan touches.")),
         None => Ok(()),
     }
+}
+
+/// A new file: observed by the gate, not refused (the gate's rule is that edits must not add
+/// errors, and the seed's own `creates` example carries placeholder content).
+fn created(g: &Group, content: Vec<u8>, budget: &Budget) -> Result<FileChange> {
+    let new_dirs = missing_dirs(&g.path)?;
+    let after = Arc::new(content);
+    let whole = [(0..0, 0..after.len())];
+    let syntax = gate::check(
+        &g.path.rel,
+        None,
+        &after,
+        &whole,
+        Rules::new(false, true),
+        budget,
+    )?;
+    let mut created = change(
+        g.path.clone(),
+        Action::Created,
+        None,
+        Some(after),
+        Vec::new(),
+        new_dirs,
+    );
+    created.syntax = Some(syntax);
+    Ok(created)
 }
 
 /// Blocks with an empty search on a file that does not exist create it (Aider's convention).
