@@ -49,15 +49,21 @@ impl Dialect {
         if text.lines().any(|l| l.trim() == "*** Begin Patch") {
             return Some(Dialect::Codex);
         }
-        if text.lines().any(is_search_marker) {
-            return Some(Dialect::Blocks);
-        }
+        // Blocks or a diff: whichever marker comes first (a diff may quote a SEARCH marker in
+        // its context lines, and a reply with blocks may quote a diff header in prose later).
         let lines: Vec<&str> = text.lines().collect();
-        let diff_header = lines.iter().any(|l| l.starts_with("diff --git "))
-            || lines
-                .windows(2)
-                .any(|w| w[0].starts_with("--- ") && w[1].starts_with("+++ "));
-        diff_header.then_some(Dialect::Diff)
+        let first_block = lines.iter().position(|l| is_search_marker(l));
+        let first_diff = lines.iter().enumerate().position(|(i, l)| {
+            l.starts_with("diff --git ")
+                || (l.starts_with("--- ")
+                    && lines.get(i + 1).is_some_and(|n| n.starts_with("+++ ")))
+        });
+        match (first_block, first_diff) {
+            (Some(b), Some(d)) if d < b => Some(Dialect::Diff),
+            (Some(_), _) => Some(Dialect::Blocks),
+            (None, Some(_)) => Some(Dialect::Diff),
+            (None, None) => None,
+        }
     }
 }
 
@@ -91,3 +97,29 @@ pub fn compile(input: &[u8], dialect: Option<Dialect>) -> Result<Plan> {
 
 #[cfg(test)]
 mod roundtrip;
+
+#[cfg(test)]
+mod detection {
+    use super::Dialect;
+
+    #[test]
+    fn the_first_marker_decides() {
+        let detect = |s: &str| Dialect::detect(s.as_bytes());
+        assert_eq!(
+            detect(" {\"type\": \"source_edit_plan\"}"),
+            Some(Dialect::Plan)
+        );
+        assert_eq!(
+            detect("x\n*** Begin Patch\n*** End Patch\n"),
+            Some(Dialect::Codex)
+        );
+        assert_eq!(
+            detect("a.py\n```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n"),
+            Some(Dialect::Blocks)
+        );
+        let diff_quoting_a_marker =
+            "--- a/m.md\n+++ b/m.md\n@@ -1,2 +1,2 @@\n <<<<<<< SEARCH\n-old\n+new\n";
+        assert_eq!(detect(diff_quoting_a_marker), Some(Dialect::Diff));
+        assert_eq!(detect("just prose\n"), None);
+    }
+}
