@@ -44,6 +44,11 @@ impl Stamp {
         }
     }
 
+    /// The file's identity on its device: equal for two paths of one file (a hard link).
+    pub fn file_id(&self) -> (u64, u64) {
+        (self.dev, self.ino)
+    }
+
     /// Whether the times are old enough for an equal stamp to prove an unchanged file.
     pub fn settled(&self) -> bool {
         let now = std::time::SystemTime::now()

@@ -3,7 +3,6 @@
 //! under the locks when a file changed in between.
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -419,18 +418,17 @@ pub(crate) fn missing_dirs(path: &TargetPath) -> Result<Vec<PathBuf>> {
     Ok(dirs)
 }
 
-/// Two different paths of the plan naming one file through a hard link are refused.
+/// Two different paths of the plan naming one file through a hard link are refused. Changes
+/// are matched to their groups by path (a move makes two changes of one group).
 fn refuse_hard_links(plan: &Plan, groups: &[Group], changes: &[FileChange]) -> Result<()> {
-    let mut seen: HashMap<(u64, u64), usize> = HashMap::new();
-    for (index, (g, c)) in groups.iter().zip(changes).enumerate() {
-        if c.before.is_none() {
-            continue;
-        }
-        let Ok(meta) = std::fs::metadata(&c.path.abs) else {
+    let group_of: HashMap<&str, &Group> = groups.iter().map(|g| (g.path.key.as_str(), g)).collect();
+    let mut seen: HashMap<(u64, u64), &Group> = HashMap::new();
+    for c in changes {
+        let (Some(before), Some(g)) = (&c.before, group_of.get(c.path.key.as_str())) else {
             continue;
         };
-        if let Some(&other) = seen.get(&(meta.dev(), meta.ino())) {
-            let (a, b) = (groups[other].ops[0], g.ops[0]);
+        if let Some(other) = seen.insert(before.stamp.file_id(), g) {
+            let (a, b) = (other.ops[0], g.ops[0]);
             let rule = "one file is changed through one path";
             return Err(conflict(
                 plan,
@@ -441,7 +439,6 @@ fn refuse_hard_links(plan: &Plan, groups: &[Group], changes: &[FileChange]) -> R
                 rule,
             ));
         }
-        seen.insert((meta.dev(), meta.ino()), index);
     }
     Ok(())
 }

@@ -244,3 +244,15 @@ fn a_failed_block_names_the_tier_that_came_nearest() {
     );
     assert_eq!(doc["error"]["details"]["closest"][0]["line"], 1);
 }
+
+#[test]
+fn a_hard_link_is_caught_also_in_a_plan_that_moves_a_file() {
+    let repo = Repo::new();
+    repo.write("a.txt", "a\n").write("c.txt", "c\n").commit();
+    std::fs::hard_link(repo.path().join("c.txt"), repo.path().join("d.txt")).expect("link");
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+A\n*** Update File: c.txt\n@@\n-c\n+C\n*** Update File: d.txt\n@@\n-c\n+D\n*** End Patch\n";
+    let before = repo.tree();
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], patch);
+    assert_eq!((rc, code(&doc)), (1, "edits_overlap"), "{doc}");
+    assert_eq!(repo.tree(), before);
+}
