@@ -184,6 +184,28 @@ pub fn dominant_terminator(text: &str) -> &str {
         .unwrap_or("\n")
 }
 
+/// A file's text and the line facts its edits need, each computed once on first use and
+/// shared by every edit of the file (a plan of many blocks splits the file once, not per block).
+pub struct FileText<'a> {
+    pub text: &'a str,
+    pub endings: std::cell::OnceCell<Endings>,
+    lines: std::cell::OnceCell<Vec<Line>>,
+}
+
+impl<'a> FileText<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            endings: std::cell::OnceCell::new(),
+            lines: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub fn lines(&self) -> &[Line] {
+        self.lines.get_or_init(|| split(self.text))
+    }
+}
+
 #[cfg(test)]
 mod split_tests {
     use super::*;

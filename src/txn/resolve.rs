@@ -2,14 +2,13 @@
 //! file boundaries and structures (the file is parsed at most once, and only when a structure
 //! target needs it). Produces the splices and, per operation, how it matched.
 
-use std::cell::OnceCell;
-
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::lang::parse::first_error;
 use crate::lang::provider_for;
 use crate::plan::splice::Splice;
 use crate::plan::{Digest, NodeOp, Op, OpKind, Plan, Target};
+use crate::target::lines::FileText;
 use crate::target::path::TargetPath;
 use crate::target::snapshot::Snapshot;
 use crate::target::text::{self, EditContext};
@@ -55,7 +54,7 @@ pub fn resolve_file(
     before: &Snapshot,
     exact: bool,
 ) -> Result<FileEdits> {
-    let endings = OnceCell::new();
+    let file = FileText::new(before.text());
     let mut out = FileEdits {
         splices: Vec::new(),
         matches: Vec::new(),
@@ -64,7 +63,7 @@ pub fn resolve_file(
     };
     let mut failures = Vec::new();
     for &i in ops {
-        if let Err(e) = resolve_op(plan, i, path, before, exact, &endings, &mut out) {
+        if let Err(e) = resolve_op(plan, i, path, before, exact, &file, &mut out) {
             failures.push(e);
         }
     }
@@ -81,60 +80,57 @@ fn resolve_op(
     path: &TargetPath,
     before: &Snapshot,
     exact: bool,
-    endings: &OnceCell<crate::target::lines::Endings>,
+    file: &FileText<'_>,
     out: &mut FileEdits,
 ) -> Result<()> {
-    let text = before.text();
-    {
-        let op = &plan.ops[i];
-        let label = op.origin.label();
-        let located = |e: Error| {
-            let e = e
-                .detail("pointer", op.origin.pointer())
-                .detail("path", path.rel.as_str());
-            match op.origin.input_line {
-                Some(line) => e.detail("input_line", line),
-                None => e,
-            }
-        };
-        match &op.kind {
-            OpKind::Edit { edit, expected } => {
-                check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
-                let ctx = EditContext {
-                    path: &path.rel,
-                    label: &label,
-                    op: i,
-                    digest: before.digest,
-                    endings,
-                };
-                let resolved = text::resolve(edit, text, &ctx).map_err(located)?;
-                out.matches.push(matched(i, resolved.matched_by));
-                out.splices.extend(resolved.splices);
-            }
-            OpKind::Targeted {
-                target,
-                op: action,
-                expected,
-                repair,
-            } => {
-                check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
-                action.check(target).map_err(|m| {
-                    located(Error::new(Code::PlanMalformed, format!("{label}: {m}")))
-                })?;
-                let (splices, how) = targeted(out, target, action, *repair, path, before, i)
-                    .map_err(|e| located(e.at(&label)))?;
-                out.splices.extend(splices);
-                out.matches.push(how);
-            }
-            OpKind::Block(block) => {
-                let resolved =
-                    ladder::resolve(block, text, &path.rel, i, &label, before.digest, exact)
-                        .map_err(located)?;
-                out.matches.push(matched(i, resolved.matched_by));
-                out.splices.extend(resolved.splices);
-            }
-            OpKind::Create { .. } | OpKind::Delete { .. } | OpKind::Move { .. } => {}
+    let text = file.text;
+    let op = &plan.ops[i];
+    let label = op.origin.label();
+    let located = |e: Error| {
+        let e = e
+            .detail("pointer", op.origin.pointer())
+            .detail("path", path.rel.as_str());
+        match op.origin.input_line {
+            Some(line) => e.detail("input_line", line),
+            None => e,
         }
+    };
+    match &op.kind {
+        OpKind::Edit { edit, expected } => {
+            check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
+            let ctx = EditContext {
+                path: &path.rel,
+                label: &label,
+                op: i,
+                digest: before.digest,
+                endings: &file.endings,
+            };
+            let resolved = text::resolve(edit, text, &ctx).map_err(located)?;
+            out.matches.push(matched(i, resolved.matched_by));
+            out.splices.extend(resolved.splices);
+        }
+        OpKind::Targeted {
+            target,
+            op: action,
+            expected,
+            repair,
+        } => {
+            check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
+            action
+                .check(target)
+                .map_err(|m| located(Error::new(Code::PlanMalformed, format!("{label}: {m}"))))?;
+            let (splices, how) = targeted(out, target, action, *repair, path, text, i)
+                .map_err(|e| located(e.at(&label)))?;
+            out.splices.extend(splices);
+            out.matches.push(how);
+        }
+        OpKind::Block(block) => {
+            let resolved = ladder::resolve(block, file, &path.rel, i, &label, before.digest, exact)
+                .map_err(located)?;
+            out.matches.push(matched(i, resolved.matched_by));
+            out.splices.extend(resolved.splices);
+        }
+        OpKind::Create { .. } | OpKind::Delete { .. } | OpKind::Move { .. } => {}
     }
     Ok(())
 }
@@ -145,10 +141,9 @@ fn targeted(
     action: &NodeOp,
     repair: bool,
     path: &TargetPath,
-    before: &Snapshot,
+    text: &str,
     i: usize,
 ) -> Result<(Vec<Splice>, OpMatch)> {
-    let text = before.text();
     match target {
         Target::Lines { start, end } => {
             let r = anchor::resolve(text, start, end.as_ref(), action, repair, &path.rel, i)?;
@@ -184,9 +179,9 @@ fn targeted(
         }
         _ => {
             out.structural = true;
-            let source = source_tree(&mut out.source, path, before)?;
+            let source = source_tree(&mut out.source, path, text.as_bytes())?;
             let (item, how_found) = node::find(&source.items, target, text, &path.rel)?;
-            let extent = item.extent(&source.tree, &before.bytes);
+            let extent = item.extent(&source.tree, text.as_bytes());
             let (splice, regex_replacements) = node::splice(item, extent, action, text, i)?;
             let mut how = matched(i, how_found);
             how.regex_replacements = regex_replacements;
@@ -200,7 +195,7 @@ fn targeted(
 fn source_tree<'s>(
     slot: &'s mut Option<SourceTree>,
     path: &TargetPath,
-    before: &Snapshot,
+    source: &[u8],
 ) -> Result<&'s SourceTree> {
     if slot.is_none() {
         let provider = provider_for(&path.rel).ok_or_else(|| {
@@ -214,7 +209,7 @@ fn source_tree<'s>(
             .detail("path", path.rel.as_str())
             .hint("Use a LINE:HASH anchor (`read --mode line`) or an exact find/replace instead.")
         })?;
-        let parsed = SourceTree::parse(provider, &before.bytes)?;
+        let parsed = SourceTree::parse(provider, source)?;
         if parsed.errors > 0 {
             let location = first_error(&parsed.tree);
             return Err(Error::new(

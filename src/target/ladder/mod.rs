@@ -13,7 +13,7 @@ use crate::error::{Code, Error, Result};
 use crate::plan::splice::Splice;
 use crate::plan::{Block, Digest};
 use crate::target::diagnose;
-use crate::target::lines::{Endings, Line, dominant_terminator, split};
+use crate::target::lines::{Endings, FileText, Line, dominant_terminator, split};
 
 /// The splices of one block and the tier that matched.
 pub struct Resolved {
@@ -357,7 +357,7 @@ fn insertion(
 /// Resolves `block` against `text`; `exact` turns the tolerance tiers off.
 pub fn resolve(
     block: &Block,
-    text: &str,
+    file: &FileText<'_>,
     path: &str,
     op: usize,
     label: &str,
@@ -370,15 +370,15 @@ pub fn resolve(
         op,
         digest,
     };
-    let lines = split(text);
-    let from = after_anchors(block, &lines, text, &ctx)?;
+    let (text, lines) = (file.text, file.lines());
+    let from = after_anchors(block, lines, text, &ctx)?;
     if block.search.is_empty() {
-        return insertion(block, text, &lines, from, &ctx);
+        return insertion(block, text, lines, from, &ctx);
     }
-    let found = find(text, &lines, &block.search, from, block.at_eof, exact);
+    let found = find(text, lines, &block.search, from, block.at_eof, exact);
     match found.len() {
         1 => {
-            let splice = splice_for(&found[0], block, text, &lines, op);
+            let splice = splice_for(&found[0], block, text, lines, op);
             return Ok(Resolved {
                 splices: vec![splice],
                 matched_by: found[0].tier,
@@ -397,7 +397,7 @@ pub fn resolve(
         }
     }
     if !block.replace.is_empty()
-        && find(text, &lines, &block.replace, from, block.at_eof, exact).len() == 1
+        && find(text, lines, &block.replace, from, block.at_eof, exact).len() == 1
     {
         return Ok(Resolved {
             splices: Vec::new(),
@@ -410,7 +410,7 @@ pub fn resolve(
         &block.search,
         "the search text does not occur at any tier",
     );
-    Err(match nearest(text, &lines, &block.search) {
+    Err(match nearest(text, lines, &block.search) {
         Some((tier, matched, of, line)) => error.detail(
             "nearest",
             serde_json::json!({"tier": tier, "matched_lines": matched, "of": of, "line": line}),

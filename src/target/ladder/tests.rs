@@ -1,5 +1,6 @@
 //! Tests of the tolerance ladder.
 use super::*;
+use crate::target::lines::FileText;
 
 fn run(
     text: &str,
@@ -11,8 +12,16 @@ fn run(
         replace: replace.into(),
         ..Block::default()
     };
-    let r = resolve(&block, text, "f", 0, "blocks[0]", Digest::of(b""), false)
-        .map_err(|e| e.code.as_str())?;
+    let r = resolve(
+        &block,
+        &FileText::new(text),
+        "f",
+        0,
+        "blocks[0]",
+        Digest::of(b""),
+        false,
+    )
+    .map_err(|e| e.code.as_str())?;
     Ok((
         String::from_utf8_lossy(&crate::plan::splice::apply(text.as_bytes(), &r.splices))
             .into_owned(),
@@ -87,7 +96,7 @@ fn anchors_and_pure_additions() {
     };
     let r = resolve(
         &block,
-        "x\ndef f():\n    pass\n",
+        &FileText::new("x\ndef f():\n    pass\n"),
         "f",
         0,
         "c",
@@ -106,7 +115,16 @@ fn anchors_and_pure_additions() {
         ..Block::default()
     };
     let text = "def f():\n    pass\ndef g():\n    pass\n";
-    let r = resolve(&twice, text, "f", 0, "c", Digest::of(b""), false).expect("after anchor");
+    let r = resolve(
+        &twice,
+        &FileText::new(text),
+        "f",
+        0,
+        "c",
+        Digest::of(b""),
+        false,
+    )
+    .expect("after anchor");
     assert_eq!(
         crate::plan::splice::apply(text.as_bytes(), &r.splices),
         b"def f():\n    pass\ndef g():\n    return 1\n"
