@@ -65,10 +65,12 @@ pub struct Journal {
     pub record: Record,
     path: PathBuf,
     dir: PathBuf,
-    _lock: File,
+    /// The journal file, locked (flock) until the transaction ends.
+    file: File,
 }
 
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
+/// fsyncs a directory, so the names created or removed in it are durable.
+pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
@@ -99,13 +101,13 @@ impl Journal {
             record,
             path,
             dir: dir.to_path_buf(),
-            _lock: file,
+            file,
         })
     }
 
     /// Flushes the journal's bytes to disk (its folder is synced separately, once).
     pub fn sync(&self) -> std::io::Result<()> {
-        self._lock.sync_all()
+        self.file.sync_all()
     }
 
     pub fn dir(&self) -> &Path {
@@ -122,11 +124,7 @@ impl Journal {
 
     /// Undoes whatever part of the transaction happened, then removes the journal.
     pub fn roll_back(self) -> Vec<Restored> {
-        let restored = undo(&self.record);
-        let _ = fs::remove_file(&self.path);
-        let _ = sync_dir(&self.dir);
-        remove_backups(&self.record);
-        restored
+        unwind(&self.dir, &self.path, &self.record)
     }
 }
 
@@ -217,11 +215,17 @@ fn claim(path: &Path, wait: bool) -> Option<(File, Record)> {
     Some((file, record))
 }
 
-fn recover_one(dir: &Path, path: &Path, lock: File, record: Record) -> Recovered {
-    let files = undo(&record);
+/// Undoes a transaction and removes its journal and pre-images.
+fn unwind(dir: &Path, path: &Path, record: &Record) -> Vec<Restored> {
+    let restored = undo(record);
     let _ = fs::remove_file(path);
     let _ = sync_dir(dir);
-    remove_backups(&record);
+    remove_backups(record);
+    restored
+}
+
+fn recover_one(dir: &Path, path: &Path, lock: File, record: Record) -> Recovered {
+    let files = unwind(dir, path, &record);
     drop(lock);
     Recovered {
         journal: record.id,

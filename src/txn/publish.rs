@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Code, Error, Result};
 use crate::txn::change::{Action, FileChange};
 use crate::txn::failpoint;
-use crate::txn::journal::{Entry, Journal, Record};
+use crate::txn::journal::{Entry, Journal, Record, sync_dir};
 
 /// Writes every change of `changes` (already validated under the locks), all or nothing.
 pub fn publish(journal_dir: &Path, changes: &[&FileChange], keys: Vec<String>) -> Result<()> {
@@ -174,10 +174,6 @@ fn in_parallel<T: Sync>(
                 .unwrap_or_else(|_| Err(std::io::Error::other("a staging thread panicked")))
         })
     })
-}
-
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    File::open(dir)?.sync_all()
 }
 
 fn create_dirs(dirs: &[PathBuf]) -> std::io::Result<()> {
