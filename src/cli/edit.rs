@@ -8,7 +8,7 @@ use clap::Args;
 use super::flags::{FindFlags, WriteFlags};
 
 use crate::error::{Code, Error, Result};
-use crate::plan::{Digest, Occurrence, Op, OpKind, Origin, PathBase, PathSpec, Plan, TextEdit};
+use crate::plan::Plan;
 use crate::report::{self, Report};
 use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
@@ -48,40 +48,8 @@ fn from_flags(args: &EditArgs) -> Result<Plan> {
     let file = args.file.clone().ok_or_else(|| missing("FILE"))?;
     let find = args.find.clone().ok_or_else(|| missing("--find"))?;
     let replace = args.replace.clone().ok_or_else(|| missing("--replace"))?;
-    if find.is_empty() {
-        return Err(super::usage_error("`--find` must not be empty"));
-    }
-    let select = Occurrence::from_fields(args.find_flags.occurrence, Some(args.find_flags.all))
-        .map_err(super::usage_error)?;
-    let expected = args
-        .find_flags
-        .expected_sha256
-        .as_deref()
-        .map(Digest::parse)
-        .transpose()
-        .map_err(|e| Error::usage(e.message))?;
-    let edit = TextEdit {
-        find,
-        replace,
-        select,
-    };
-    Ok(Plan {
-        label: None,
-        dialect: "edit_flags",
-        input_sha256: None,
-        ops: vec![Op {
-            path: PathSpec {
-                raw: file,
-                base: PathBase::Cwd,
-            },
-            origin: Origin {
-                list: "edits",
-                index: 0,
-                input_line: None,
-            },
-            kind: OpKind::Edit { edit, expected },
-        }],
-    })
+    let kind = args.find_flags.edit(find, replace)?;
+    Ok(Plan::single("edit_flags", file, "edits", kind))
 }
 
 /// `--json`: the request is a `source_edit_plan` on stdin (identedit's node and line request

@@ -3,6 +3,8 @@
 
 use clap::Args;
 
+use crate::error::{Error, Result};
+use crate::plan::{Digest, Occurrence, OpKind, TextEdit};
 use crate::txn;
 
 /// `--dry-run`, `--diff`, `--allow-syntax-errors`.
@@ -42,4 +44,33 @@ pub struct FindFlags {
     /// Refuse unless the file's sha256 is this (64 hex, `sha256:` prefix optional).
     #[arg(long, visible_alias = "expected-source-sha256", value_name = "SHA256")]
     pub expected_sha256: Option<String>,
+}
+
+impl FindFlags {
+    /// The find/replace operation these flags select, checked as the command line is.
+    pub fn edit(&self, find: String, replace: String) -> Result<OpKind> {
+        if find.is_empty() {
+            return Err(super::usage_error("`--find` must not be empty"));
+        }
+        let select =
+            Occurrence::from_fields(self.occurrence, Some(self.all)).map_err(super::usage_error)?;
+        let expected = self.expected()?;
+        Ok(OpKind::Edit {
+            edit: TextEdit {
+                find,
+                replace,
+                select,
+            },
+            expected,
+        })
+    }
+
+    /// The `--expected-sha256` digest, checked.
+    pub fn expected(&self) -> Result<Option<Digest>> {
+        self.expected_sha256
+            .as_deref()
+            .map(Digest::parse)
+            .transpose()
+            .map_err(|e| Error::usage(e.message))
+    }
 }

@@ -14,10 +14,7 @@ use super::flags::{FindFlags, WriteFlags};
 
 use crate::error::{Error, Result};
 use crate::formats::patch_request;
-use crate::plan::{
-    Digest, LineAnchor, NodeOp, Occurrence, Op, OpKind, Origin, PathBase, PathSpec, Plan, Target,
-    TextEdit,
-};
+use crate::plan::{LineAnchor, NodeOp, OpKind, Plan, Target};
 use crate::report::{self, Report};
 use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
@@ -246,13 +243,7 @@ fn target(args: &PatchArgs) -> Result<Target> {
 
 fn from_flags(ws: &Workspace, args: &PatchArgs) -> Result<Plan> {
     let file = args.file.clone().ok_or_else(|| usage("FILE is required"))?;
-    let expected = args
-        .find_flags
-        .expected_sha256
-        .as_deref()
-        .map(Digest::parse)
-        .transpose()
-        .map_err(|e| usage(e.message))?;
+    let expected = args.find_flags.expected()?;
     let kind = if let Some(find) = &args.find {
         if args.symbol.is_some() || args.at.is_some() || args.kind.is_some() {
             return Err(usage(
@@ -265,19 +256,7 @@ fn from_flags(ws: &Workspace, args: &PatchArgs) -> Result<Plan> {
             args.replace.as_ref().unwrap_or(&None),
             "--replace",
         )?;
-        if find.is_empty() {
-            return Err(usage("`--find` must not be empty"));
-        }
-        let select = Occurrence::from_fields(args.find_flags.occurrence, Some(args.find_flags.all))
-            .map_err(usage)?;
-        OpKind::Edit {
-            edit: TextEdit {
-                find: find.clone(),
-                replace,
-                select,
-            },
-            expected,
-        }
+        args.find_flags.edit(find.clone(), replace)?
     } else {
         let target = target(args)?;
         let op = operation(ws, args)?;
@@ -289,21 +268,5 @@ fn from_flags(ws: &Workspace, args: &PatchArgs) -> Result<Plan> {
             repair: args.auto_repair,
         }
     };
-    Ok(Plan {
-        label: None,
-        dialect: "patch_flags",
-        input_sha256: None,
-        ops: vec![Op {
-            path: PathSpec {
-                raw: file,
-                base: PathBase::Cwd,
-            },
-            origin: Origin {
-                list: "operations",
-                index: 0,
-                input_line: None,
-            },
-            kind,
-        }],
-    })
+    Ok(Plan::single("patch_flags", file, "operations", kind))
 }

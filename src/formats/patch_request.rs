@@ -17,9 +17,7 @@
 use serde::Deserialize;
 
 use crate::error::{Code, Error, Result};
-use crate::plan::{
-    Digest, LineAnchor, NodeOp, Op, OpKind, Origin, PathBase, PathSpec, Plan, Target,
-};
+use crate::plan::{Digest, LineAnchor, NodeOp, OpKind, Plan, Target};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -162,28 +160,14 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
     let op = operation(request.op)?;
     op.check(&target).map_err(malformed)?;
     let _ = request.options.verbose;
-    let plan = Plan {
-        label: None,
-        dialect: "patch_request",
-        input_sha256: Some(Digest::of(input)),
-        ops: vec![Op {
-            path: PathSpec {
-                raw: request.file,
-                base: PathBase::Cwd,
-            },
-            origin: Origin {
-                list: "operations",
-                index: 0,
-                input_line: None,
-            },
-            kind: OpKind::Targeted {
-                target,
-                op,
-                expected,
-                repair: request.options.auto_repair,
-            },
-        }],
+    let kind = OpKind::Targeted {
+        target,
+        op,
+        expected,
+        repair: request.options.auto_repair,
     };
+    let mut plan = Plan::single("patch_request", request.file, "operations", kind);
+    plan.input_sha256 = Some(Digest::of(input));
     Ok(PatchRequest {
         plan,
         dry_run: request.options.dry_run,

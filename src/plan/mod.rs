@@ -21,6 +21,32 @@ pub struct Plan {
     pub ops: Vec<Op>,
 }
 
+impl Plan {
+    /// A plan of one operation on a file named from the current directory (the command-line
+    /// forms and identedit's patch request).
+    pub fn single(dialect: &'static str, file: String, list: &'static str, kind: OpKind) -> Self {
+        let origin = Origin {
+            list,
+            index: 0,
+            input_line: None,
+        };
+        let op = Op {
+            path: PathSpec {
+                raw: file,
+                base: PathBase::Cwd,
+            },
+            origin,
+            kind,
+        };
+        Self {
+            label: None,
+            dialect,
+            input_sha256: None,
+            ops: vec![op],
+        }
+    }
+}
+
 /// One operation on one file, with where it came from in the input.
 #[derive(Clone, Debug)]
 pub struct Op {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::error::{Code, Error, Result};
-use crate::plan::{OpKind, PathSpec, Plan};
+use crate::plan::{Digest, OpKind, PathSpec, Plan};
 use crate::target::path::{self, TargetPath};
 use crate::target::snapshot;
 use crate::target::workspace::Workspace;
@@ -45,7 +45,8 @@ pub fn split(
         .clone()
         .ok_or_else(|| Error::internal("a moved file has a pre-image"))?;
     let content = change.after.clone().unwrap_or_else(|| before.bytes.clone());
-    let destination = arrive(&dest, content, &change, options).map_err(located)?;
+    let digest = change.after_digest.unwrap_or(before.digest);
+    let destination = arrive(&dest, (content, digest), &change, options).map_err(located)?;
     let source = FileChange {
         action: Action::Deleted,
         after: None,
@@ -60,11 +61,10 @@ pub fn split(
 /// The destination's change: a creation, or with `--overwrite` the replacement of a file.
 fn arrive(
     dest: &TargetPath,
-    content: Arc<Vec<u8>>,
+    (content, digest): (Arc<Vec<u8>>, Digest),
     source: &FileChange,
     options: &Options,
 ) -> Result<FileChange> {
-    let digest = crate::plan::Digest::of(&content);
     let mut change = FileChange {
         path: dest.clone(),
         action: Action::Created,
