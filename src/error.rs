@@ -29,6 +29,11 @@ pub enum Code {
     ResourceBusy,
     ApplyFailed,
     Internal,
+    NotARepository,
+    BareRepository,
+    ReceiptNotFound,
+    ReceiptNotRecorded,
+    Drifted,
 }
 
 /// Everything documented about one code, kept in one place.
@@ -50,6 +55,8 @@ pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_BUSY: u8 = 4;
 /// Writing failed and every file was restored.
 pub const EXIT_APPLY_FAILED: u8 = 5;
+/// The files were written but their receipt could not be recorded.
+pub const EXIT_UNRECORDED: u8 = 6;
 /// A bug: please report it.
 pub const EXIT_INTERNAL: u8 = 70;
 
@@ -211,6 +218,41 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_INTERNAL,
         "unclassified failure (a bug)",
     ),
+    info(
+        Code::NotARepository,
+        "not_a_repository",
+        "run_inside_a_git_repository",
+        EXIT_REFUSED,
+        "the command needs the git ledger and no repository was found",
+    ),
+    info(
+        Code::BareRepository,
+        "bare_repository",
+        "run_inside_a_work_tree",
+        EXIT_REFUSED,
+        "the repository is bare: it has no work tree to edit",
+    ),
+    info(
+        Code::ReceiptNotFound,
+        "receipt_not_found",
+        "list_receipts_with_log",
+        EXIT_REFUSED,
+        "no receipt has this label or id",
+    ),
+    info(
+        Code::ReceiptNotRecorded,
+        "receipt_not_recorded",
+        "inspect_working_tree",
+        EXIT_UNRECORDED,
+        "the files were written but their receipt could not be recorded",
+    ),
+    info(
+        Code::Drifted,
+        "drifted",
+        "inspect_drifted_files",
+        EXIT_REFUSED,
+        "a file no longer has the bytes its receipt published",
+    ),
 ];
 
 impl Code {
@@ -304,6 +346,7 @@ impl Error {
     pub fn effective_hint(&self) -> String {
         let written = match self.code {
             Code::ApplyFailed => "Every file was restored.",
+            Code::ReceiptNotRecorded => "The files listed in details.changed_files WERE changed.",
             Code::Internal => "This is a bug; please report it with the command and input.",
             _ => "Nothing was changed.",
         };
@@ -388,6 +431,11 @@ mod tests {
             Code::ResourceBusy,
             Code::ApplyFailed,
             Code::Internal,
+            Code::NotARepository,
+            Code::BareRepository,
+            Code::ReceiptNotFound,
+            Code::ReceiptNotRecorded,
+            Code::Drifted,
         ];
         for code in all {
             assert!(

@@ -12,6 +12,7 @@ pub mod formats;
 pub mod git;
 pub mod lang;
 pub mod plan;
+pub mod receipt;
 pub mod registry;
 pub mod report;
 pub mod target;

@@ -8,7 +8,7 @@ use super::flags::WriteFlags;
 
 use crate::error::{Error, Result};
 use crate::formats::{self, Dialect};
-use crate::report::{self, Report};
+use crate::report::Report;
 use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
 
@@ -51,19 +51,12 @@ pub fn run(
     if let Some(task) = &args.task {
         plan.label = Some(task.clone());
     }
-    let outcome = txn::execute(
-        ws,
-        &plan,
-        txn::Options {
-            exact: args.exact,
-            overwrite: args.overwrite,
-            ..args.write.options()
-        },
-    )?;
-    Ok((
-        report::outcome(&plan, &outcome, args.write.diff),
-        outcome.recovered,
-    ))
+    let options = txn::Options {
+        exact: args.exact,
+        overwrite: args.overwrite,
+        ..args.write.options()
+    };
+    super::write::run(ws, "apply", &plan, input, options, &args.write)
 }
 
 /// Reads the plan from stdin (`-`) or a file relative to the current directory.

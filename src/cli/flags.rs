@@ -19,6 +19,9 @@ pub struct WriteFlags {
     /// Allow text and line edits that add syntax errors to files in supported languages.
     #[arg(long)]
     pub allow_syntax_errors: bool,
+    /// Also stage the new contents in the index (as `git apply --index`).
+    #[arg(long, visible_alias = "index")]
+    pub stage: bool,
 }
 
 impl WriteFlags {

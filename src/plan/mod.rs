@@ -120,6 +120,12 @@ pub enum OpKind {
     Create { content: String },
     /// Delete an existing file.
     Delete { expected: Option<Digest> },
+    /// Put exact bytes back (undo): the file must hold `expected` (or, when `expected` is
+    /// absent, must not exist). Only a move may share its file.
+    Restore {
+        content: std::sync::Arc<Vec<u8>>,
+        expected: Option<Digest>,
+    },
 }
 
 /// An exact find/replace, resolved against the file as read.

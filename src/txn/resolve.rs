@@ -130,7 +130,10 @@ fn resolve_op(
             out.matches.push(matched(i, resolved.matched_by));
             out.splices.extend(resolved.splices);
         }
-        OpKind::Create { .. } | OpKind::Delete { .. } | OpKind::Move { .. } => {}
+        OpKind::Create { .. }
+        | OpKind::Delete { .. }
+        | OpKind::Move { .. }
+        | OpKind::Restore { .. } => {}
     }
     Ok(())
 }

@@ -1,0 +1,41 @@
+//! `undo [LABEL]`: restore a receipt's pre-images (default: the newest receipt) through the
+//! transaction engine, recorded as a receipt of kind `undo`. Undoing an undo is a redo.
+
+use clap::Args;
+
+use super::flags::WriteFlags;
+use crate::error::Result;
+use crate::receipt::record::Intent;
+use crate::receipt::{Kind, Reference, store, undo};
+use crate::report::Report;
+use crate::target::workspace::Workspace;
+use crate::txn::journal::Recovered;
+
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// Receipt label or commit id (default: the newest receipt).
+    pub label: Option<String>,
+    #[command(flatten)]
+    pub write: WriteFlags,
+}
+
+pub fn run(ws: &Workspace, args: &UndoArgs) -> Result<(Report, Vec<Recovered>)> {
+    let repo = crate::git::repo::open(ws)?;
+    let stored = store::resolve(&repo, args.label.as_deref())?;
+    let plan = undo::plan(&repo, &ws.root, &stored)?;
+    let target = Reference {
+        receipt: stored.commit.to_string(),
+        label: stored.receipt.label.clone(),
+    };
+    let input = serde_json::to_vec(&target).unwrap_or_default();
+    let mut intent = Intent::for_plan("undo", &plan, input);
+    intent.kind = Kind::Undo;
+    intent.undoes = Some(target);
+    let (mut report, recovered) =
+        super::write::run_intent(ws, &plan, intent, args.write.options(), &args.write)?;
+    report.json.insert(
+        "undoes".into(),
+        serde_json::json!({"commit": stored.commit.to_string(), "label": stored.receipt.label}),
+    );
+    Ok((report, recovered))
+}
