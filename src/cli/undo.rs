@@ -33,6 +33,9 @@ pub fn run(ws: &Workspace, args: &UndoArgs) -> Result<(Report, Vec<Recovered>)> 
     intent.undoes = Some(target);
     let (mut report, recovered) =
         super::write::run_intent(ws, &plan, intent, args.write.options(), &args.write)?;
+    if !args.write.dry_run {
+        undo::prune_dirs(&ws.root, &stored);
+    }
     report.json.insert(
         "undoes".into(),
         serde_json::json!({"commit": stored.commit.to_string(), "label": stored.receipt.label}),

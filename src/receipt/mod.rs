@@ -59,6 +59,9 @@ pub struct Receipt {
     /// RFC 3339, UTC.
     pub time: String,
     pub files: Vec<FileRecord>,
+    /// Directories the write created (outermost first); undo removes them again when empty.
+    #[serde(default)]
+    pub created_dirs: Vec<String>,
     pub observed: Observed,
     /// API changes the caller acknowledged (`--allow-signature-change`).
     #[serde(default)]

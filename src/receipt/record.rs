@@ -94,7 +94,14 @@ impl Recorder {
     }
 
     fn write(&mut self, files: &[FileChange], status: Status, observed: Observed) -> Result<()> {
-        let mut receipt = build(&self.repo, &self.intent, files, status, observed);
+        let mut receipt = build(
+            &self.repo,
+            &self.root,
+            &self.intent,
+            files,
+            status,
+            observed,
+        );
         receipt.error = self.failure.clone();
         let mut tree = TreeFiles::default();
         let document = serde_json::to_vec_pretty(&receipt)
@@ -159,11 +166,12 @@ impl txn::Observer for Recorder {
 /// The receipt a dry run would have written (not stored; blob ids computed, not written).
 pub fn preview(ws: &Workspace, intent: &Intent, files: &[FileChange]) -> Option<Receipt> {
     let repo = crate::git::repo::open(ws).ok()?;
+    let root = &ws.root;
     let observed = Observed {
         method: "none".to_owned(),
         ..Observed::default()
     };
-    Some(build(&repo, intent, files, Status::DryRun, observed))
+    Some(build(&repo, root, intent, files, Status::DryRun, observed))
 }
 
 fn unrecorded(error: Error, files: &[FileChange]) -> Error {
@@ -216,6 +224,7 @@ fn add_images<'a>(tree: &mut TreeFiles<'a>, files: &'a [FileChange]) {
 
 fn build(
     repo: &gix::Repository,
+    root: &std::path::Path,
     intent: &Intent,
     files: &[FileChange],
     status: Status,
@@ -241,6 +250,12 @@ fn build(
         head: repo.head_id().ok().map(|id| id.to_string()),
         time: now(),
         files: records,
+        created_dirs: files
+            .iter()
+            .flat_map(|c| &c.new_dirs)
+            .filter_map(|d| d.strip_prefix(root).ok())
+            .map(|d| d.to_string_lossy().into_owned())
+            .collect(),
         observed,
         acknowledged_api_changes: intent.acknowledged_api_changes.clone(),
         undoes: intent.undoes.clone(),

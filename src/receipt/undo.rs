@@ -147,6 +147,14 @@ fn reverse(
     }
 }
 
+/// Removes the directories the undone write created, deepest first, where they are empty
+/// now (a directory that holds anything is left alone).
+pub fn prune_dirs(root: &std::path::Path, stored: &Stored) {
+    for dir in stored.receipt.created_dirs.iter().rev() {
+        let _ = std::fs::remove_dir(root.join(dir));
+    }
+}
+
 /// Whether the destination `to` of a move was created by it (not an overwritten file).
 fn destination_created(stored: &Stored, to: &str) -> bool {
     stored

@@ -3,7 +3,8 @@
 //! Checks, each `passed`, `failed` or `incomplete`: the receipt recorded a completed write;
 //! its stored input still hashes to the recorded sha256; no later receipt undid it; every file
 //! still has its published digest (deleted files are still absent); files in supported
-//! languages parse with no more errors than their pre-images; the observed changed files were
+//! languages parse with no more errors than their pre-images (a created file that does not
+//! parse leaves the verdict incomplete); the observed changed files were
 //! exactly the plan's files. The verdict is the worst check. Nothing is stored, so a failed
 //! verify can never leave an earlier "passed" behind.
 
@@ -58,12 +59,16 @@ pub fn verify(
     checks.push(input_check(repo, stored)?);
     checks.push(undone_check(repo, stored)?);
     let mut drifted = Vec::new();
-    let mut syntax = Vec::new();
+    let (mut syntax, mut unproven) = (Vec::new(), Vec::new());
     for file in &receipt.files {
         if let Some(d) = digest_drift(root, file) {
             drifted.push(d);
         } else if let Some(problem) = syntax_problem(repo, stored, root, file)? {
-            syntax.push(problem);
+            if file.action == Action::Created && file.moved_from.is_none() {
+                unproven.push(problem);
+            } else {
+                syntax.push(problem);
+            }
         }
     }
     checks.push(Check::new(
@@ -75,14 +80,17 @@ pub fn verify(
         },
         json!({"files": receipt.files.len(), "drifted": drifted}),
     ));
+    let syntax_verdict = match (syntax.is_empty(), unproven.is_empty()) {
+        (false, _) => Verdict::Failed,
+        (true, false) => Verdict::Incomplete,
+        (true, true) => Verdict::Passed,
+    };
     checks.push(Check::new(
         "syntax",
-        if syntax.is_empty() {
-            Verdict::Passed
-        } else {
-            Verdict::Failed
-        },
-        json!({"regressions": syntax}),
+        syntax_verdict,
+        json!({"regressions": syntax, "created_unparsed": unproven,
+               "reason": (!unproven.is_empty()).then_some(
+                   "a file the plan created does not parse (placeholder content?): it cannot be proven")}),
     ));
     checks.push(scope_check(stored));
     let verdict = checks

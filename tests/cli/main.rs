@@ -7,6 +7,7 @@ mod crash;
 mod dialects;
 mod edit;
 mod languages;
+mod ledger;
 mod output;
 mod scenarios;
 mod scope;
