@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::plan::{Digest, Occurrence, OpKind, TextEdit};
 use crate::txn;
 
-/// `--dry-run`, `--diff`, `--allow-syntax-errors`.
-#[derive(Debug, Args)]
+/// `--dry-run`, `--diff`, `--allow-syntax-errors`, `--stage`, `--cached`.
+#[derive(Clone, Debug, Args)]
 pub struct WriteFlags {
     /// Prove everything, write nothing.
     #[arg(long)]
@@ -20,8 +20,11 @@ pub struct WriteFlags {
     #[arg(long)]
     pub allow_syntax_errors: bool,
     /// Also stage the new contents in the index (as `git apply --index`).
-    #[arg(long, visible_alias = "index")]
+    #[arg(long, visible_alias = "index", conflicts_with = "cached")]
     pub stage: bool,
+    /// Apply to the index only, leaving the work tree alone (as `git apply --cached`).
+    #[arg(long)]
+    pub cached: bool,
 }
 
 impl WriteFlags {

@@ -6,7 +6,7 @@ use clap::Args;
 use super::flags::WriteFlags;
 use crate::error::Result;
 use crate::receipt::record::Intent;
-use crate::receipt::{Kind, Reference, store, undo};
+use crate::receipt::{AppliedTo, Kind, Reference, store, undo};
 use crate::report::Report;
 use crate::target::workspace::Workspace;
 use crate::txn::journal::Recovered;
@@ -31,8 +31,13 @@ pub fn run(ws: &Workspace, args: &UndoArgs) -> Result<(Report, Vec<Recovered>)> 
     let mut intent = Intent::for_plan("undo", &plan, input);
     intent.kind = Kind::Undo;
     intent.undoes = Some(target);
+    // A receipt written to the index only is undone in the index only.
+    let flags = WriteFlags {
+        cached: args.write.cached || stored.receipt.applied_to == AppliedTo::Index,
+        ..args.write.clone()
+    };
     let (mut report, recovered) =
-        super::write::run_intent(ws, &plan, intent, args.write.options(), &args.write)?;
+        super::write::run_intent(ws, &plan, intent, flags.options(), &flags)?;
     if !args.write.dry_run {
         undo::prune_dirs(&ws.root, &stored);
     }

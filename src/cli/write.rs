@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::flags::WriteFlags;
 use crate::error::Result;
 use crate::plan::Plan;
+use crate::receipt::AppliedTo;
 use crate::receipt::record::{Intent, Recorder};
 use crate::report::{self, Report};
 use crate::target::workspace::Workspace;
@@ -36,8 +37,11 @@ pub fn run_intent(
     options: txn::Options,
     flags: &WriteFlags,
 ) -> Result<(Report, Vec<Recovered>)> {
-    if flags.stage && ws.repo.is_none() {
+    if (flags.stage || flags.cached) && ws.repo.is_none() {
         return Err(crate::git::repo::not_a_repository(&ws.cwd));
+    }
+    if flags.cached {
+        return cached(ws, plan, intent, options, flags);
     }
     let (outcome, receipt) = if ws.repo.is_none() {
         let outcome = txn::execute(ws, plan, options)?;
@@ -64,6 +68,38 @@ pub fn run_intent(
             .json
             .insert("staged".into(), (!outcome.dry_run).into());
     }
+    Ok((report, outcome.recovered))
+}
+
+/// `--cached`: the engine runs on a scratch copy of the index versions; the results go back
+/// into the index, and the receipt says so.
+fn cached(
+    ws: &Workspace,
+    plan: &Plan,
+    mut intent: Intent,
+    options: txn::Options,
+    flags: &WriteFlags,
+) -> Result<(Report, Vec<Recovered>)> {
+    intent.applied_to = AppliedTo::Index;
+    let mut recorder = Recorder::open(ws, intent.clone())?;
+    let scratch = crate::git::cached::materialize(ws, recorder.repo(), plan)?;
+    let outcome = txn::execute(&scratch.ws, plan, options)?;
+    let receipt = if outcome.dry_run {
+        let would = crate::receipt::record::preview(ws, &intent, &outcome.files);
+        json!({"recorded": false, "reason": "dry run", "would_record": would})
+    } else {
+        let changed = crate::git::cached::write_back(recorder.repo(), &outcome.files)?;
+        if changed.is_empty() {
+            json!({"recorded": false, "reason": "nothing changed"})
+        } else {
+            recorder.record_index(&outcome.files, changed)?;
+            recorded_json(&recorder, &outcome)
+        }
+    };
+    drop(scratch);
+    let mut report = report::outcome(plan, &outcome, flags.diff);
+    report.json.insert("receipt".into(), receipt);
+    report.json.insert("applied_to".into(), "index".into());
     Ok((report, outcome.recovered))
 }
 

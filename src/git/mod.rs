@@ -7,6 +7,7 @@
 //! `GIT_WORK_TREE` as git does for its subcommands. It reads no config and no objects, so it
 //! costs a few `stat` calls on the path of every edit.
 
+pub mod cached;
 pub mod index;
 pub mod ledger;
 pub mod repo;

@@ -43,6 +43,16 @@ pub enum Kind {
     Undo,
 }
 
+/// Where a write landed: the work tree (and, with `--stage`, also the index), or only the
+/// index (`--cached`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AppliedTo {
+    #[default]
+    WorkTree,
+    Index,
+}
+
 /// `receipt.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Receipt {
@@ -53,6 +63,8 @@ pub struct Receipt {
     pub tool: Tool,
     /// The subcommand that wrote (`apply`, `patch`, `edit`, `undo`).
     pub command: String,
+    #[serde(default)]
+    pub applied_to: AppliedTo,
     pub input: Input,
     /// HEAD when the plan was applied (absent on an unborn branch).
     pub head: Option<String>,
@@ -143,6 +155,28 @@ pub struct Observed {
 }
 
 impl Receipt {
+    /// The bytes `path` holds now where this receipt wrote (work tree or index); `None` when
+    /// absent or unreadable.
+    pub fn current_bytes(
+        &self,
+        repo: &gix::Repository,
+        root: &std::path::Path,
+        path: &str,
+    ) -> Option<Vec<u8>> {
+        match self.applied_to {
+            AppliedTo::WorkTree => std::fs::read(root.join(path)).ok(),
+            AppliedTo::Index => crate::git::cached::index_bytes(repo, path).ok().flatten(),
+        }
+    }
+
+    /// Whether `path` exists where this receipt wrote.
+    pub fn exists(&self, repo: &gix::Repository, root: &std::path::Path, path: &str) -> bool {
+        match self.applied_to {
+            AppliedTo::WorkTree => root.join(path).symlink_metadata().is_ok(),
+            AppliedTo::Index => self.current_bytes(repo, root, path).is_some(),
+        }
+    }
+
     /// The paths the plan changed, sorted.
     pub fn planned_paths(&self) -> Vec<String> {
         let mut paths: Vec<String> = self.files.iter().map(|f| f.path.clone()).collect();

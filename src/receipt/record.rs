@@ -12,8 +12,8 @@ use serde_json::json;
 
 use super::observe::{self, Scan};
 use super::{
-    FileRecord, Input, Kind, LABEL_REF_PREFIX, LOG_REF, Observed, RECEIPT_SCHEMA, Receipt,
-    Reference, Status, Tool, ref_safe_label,
+    AppliedTo, FileRecord, Input, Kind, LABEL_REF_PREFIX, LOG_REF, Observed, RECEIPT_SCHEMA,
+    Receipt, Reference, Status, Tool, ref_safe_label,
 };
 use crate::error::{Code, Error, Result};
 use crate::git::ledger::{self, TreeFiles};
@@ -35,6 +35,7 @@ pub struct Intent {
     pub input: Vec<u8>,
     pub undoes: Option<Reference>,
     pub acknowledged_api_changes: Vec<serde_json::Value>,
+    pub applied_to: AppliedTo,
 }
 
 impl Intent {
@@ -54,6 +55,7 @@ impl Intent {
             input,
             undoes: None,
             acknowledged_api_changes: Vec::new(),
+            applied_to: AppliedTo::WorkTree,
         }
     }
 }
@@ -128,6 +130,25 @@ impl Recorder {
             receipt,
         });
         Ok(())
+    }
+}
+
+impl Recorder {
+    /// Records a write to the index (`--cached`): observed by comparing index entries.
+    pub fn record_index(&mut self, files: &[FileChange], changed: Vec<String>) -> Result<()> {
+        let observed = Observed {
+            method: "index".to_owned(),
+            scope: Vec::new(),
+            changed_files: changed,
+            extra_files: Vec::new(),
+            mismatched_files: Vec::new(),
+        };
+        self.write(files, Status::Applied, observed)
+            .map_err(|e| unrecorded(e, files))
+    }
+
+    pub fn repo(&self) -> &gix::Repository {
+        &self.repo
     }
 }
 
@@ -242,6 +263,7 @@ fn build(
         label: intent.label.clone(),
         tool: Tool::this(),
         command: intent.command.clone(),
+        applied_to: intent.applied_to,
         input: Input {
             dialect: intent.dialect.clone(),
             sha256: Digest::of(&intent.input).to_hex(),

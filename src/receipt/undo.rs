@@ -7,8 +7,6 @@
 
 use std::sync::Arc;
 
-use serde_json::json;
-
 use super::store::{self, Stored};
 use super::{FileRecord, Status};
 use crate::error::{Code, Error, Result};
@@ -31,7 +29,7 @@ pub fn plan(repo: &gix::Repository, root: &std::path::Path, stored: &Stored) -> 
     let drifted: Vec<serde_json::Value> = receipt
         .files
         .iter()
-        .filter_map(|f| drift(root, f))
+        .filter_map(|f| super::verify::digest_drift(repo, root, receipt, f))
         .collect();
     if !drifted.is_empty() {
         let names: Vec<String> = drifted
@@ -59,27 +57,6 @@ pub fn plan(repo: &gix::Repository, root: &std::path::Path, stored: &Stored) -> 
         dialect: "undo",
         input_sha256: None,
         ops,
-    })
-}
-
-/// How a file differs from what the receipt published, if it does.
-fn drift(root: &std::path::Path, file: &FileRecord) -> Option<serde_json::Value> {
-    let now = match std::fs::symlink_metadata(root.join(&file.path)) {
-        Ok(_) => std::fs::read(root.join(&file.path))
-            .ok()
-            .map(|b| Digest::of(&b).to_hex()),
-        Err(_) => None,
-    };
-    let published_absent = file.action == Action::Deleted;
-    let exists = root.join(&file.path).symlink_metadata().is_ok();
-    let same = match (&file.sha256_after, &now) {
-        _ if published_absent => !exists,
-        (Some(expected), Some(actual)) => expected == actual,
-        _ => false,
-    };
-    (!same).then(|| {
-        json!({"path": file.path, "expected_sha256": file.sha256_after,
-               "actual_sha256": now, "exists": exists})
     })
 }
 

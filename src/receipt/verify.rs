@@ -61,7 +61,7 @@ pub fn verify(
     let mut drifted = Vec::new();
     let (mut syntax, mut unproven) = (Vec::new(), Vec::new());
     for file in &receipt.files {
-        if let Some(d) = digest_drift(root, file) {
+        if let Some(d) = digest_drift(repo, root, receipt, file) {
             drifted.push(d);
         } else if let Some(problem) = syntax_problem(repo, stored, root, file)? {
             if file.action == Action::Created && file.moved_from.is_none() {
@@ -166,14 +166,21 @@ fn later_receipts(repo: &gix::Repository, stored: &Stored) -> Result<Vec<Stored>
     Ok(out)
 }
 
-fn digest_drift(root: &std::path::Path, file: &FileRecord) -> Option<Value> {
-    let abs = root.join(&file.path);
-    let exists = abs.symlink_metadata().is_ok();
+/// How `file` differs from what its receipt published, if it does.
+pub(crate) fn digest_drift(
+    repo: &gix::Repository,
+    root: &std::path::Path,
+    receipt: &crate::receipt::Receipt,
+    file: &FileRecord,
+) -> Option<Value> {
+    let exists = receipt.exists(repo, root, &file.path);
     if file.action == Action::Deleted {
         return exists
             .then(|| json!({"path": file.path, "expected": "absent", "actual": "present"}));
     }
-    let actual = std::fs::read(&abs).ok().map(|b| Digest::of(&b).to_hex());
+    let actual = receipt
+        .current_bytes(repo, root, &file.path)
+        .map(|b| Digest::of(&b).to_hex());
     (actual != file.sha256_after).then(|| {
         json!({"path": file.path, "expected_sha256": file.sha256_after,
                "actual_sha256": actual, "exists": exists})
@@ -193,7 +200,7 @@ fn syntax_problem(
     if file.action == Action::Deleted {
         return Ok(None);
     }
-    let Ok(now) = std::fs::read(root.join(&file.path)) else {
+    let Some(now) = stored.receipt.current_bytes(repo, root, &file.path) else {
         return Ok(None);
     };
     let errors = |bytes: &[u8]| {

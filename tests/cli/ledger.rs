@@ -604,3 +604,67 @@ fn show_prints_the_receipt_and_its_diff() {
     let (rc, doc) = repo.json(&["show", "no-such-label"]);
     assert_eq!((rc, code(&doc)), (1, "receipt_not_found"));
 }
+
+#[test]
+fn cached_applies_to_the_index_only_and_undoes_there() {
+    let repo = repo_with(&[("a.py", "x = 1\n"), ("b.py", "y = 1\n")]);
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "a.py",
+        "--find",
+        "x = 1",
+        "--replace",
+        "x = 2",
+        "--cached",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["applied_to"], "index");
+    assert_eq!(repo.text("a.py"), "x = 1\n", "the work tree is untouched");
+    assert_eq!(git(repo.path(), &["show", ":a.py"]), "x = 2\n");
+    assert_eq!(git(repo.path(), &["status", "--porcelain"]), "MM a.py\n");
+    let (rc, doc) = repo.json(&["verify"]);
+    assert_eq!(rc, 0, "{doc}");
+    let patch =
+        "*** Begin Patch\n*** Add File: c.py\n+z = 1\n*** Delete File: b.py\n*** End Patch\n";
+    let (rc, doc) = repo.json_stdin(&["apply", "-", "--cached"], patch);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(!repo.exists("c.py") && repo.exists("b.py"));
+    assert_eq!(
+        git(repo.path(), &["diff", "--cached", "--name-status"]),
+        "M\ta.py\nD\tb.py\nA\tc.py\n"
+    );
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{doc}");
+    let (rc, doc) = repo.json(&["undo", "plan-does-not-exist"]);
+    assert_eq!((rc, code(&doc)), (1, "receipt_not_found"));
+    assert_eq!(
+        git(repo.path(), &["diff", "--cached", "--name-status"]),
+        "M\ta.py\n"
+    );
+    // A find that does not match the index version is refused, index and tree unchanged.
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "b.py",
+        "--find",
+        "nope",
+        "--replace",
+        "x",
+        "--cached",
+    ]);
+    assert_eq!((rc, code(&doc)), (1, "anchor_missing"));
+    assert_eq!(
+        git(repo.path(), &["diff", "--cached", "--name-status"]),
+        "M\ta.py\n"
+    );
+    assert!(
+        !repo
+            .path()
+            .join(".git/identedit")
+            .read_dir()
+            .is_ok_and(|mut d| {
+                d.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("cached-")))
+            }),
+        "no scratch tree left behind"
+    );
+    fsck_clean(&repo);
+}
