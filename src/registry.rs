@@ -137,7 +137,12 @@ pub fn capabilities() -> Value {
 pub fn instructions() -> Value {
     let usage: Vec<&str> = COMMANDS
         .iter()
-        .filter(|c| matches!(c.name, "edit" | "apply" | "read" | "patch" | "verify" | "undo"))
+        .filter(|c| {
+            matches!(
+                c.name,
+                "edit" | "apply" | "read" | "patch" | "verify" | "undo"
+            )
+        })
         .map(|c| c.usage)
         .collect();
     json!({
