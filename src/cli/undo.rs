@@ -31,11 +31,15 @@ pub fn run(ws: &Workspace, args: &UndoArgs) -> Result<(Report, Vec<Recovered>)> 
     let mut intent = Intent::for_plan("undo", &plan, input);
     intent.kind = Kind::Undo;
     intent.undoes = Some(target);
-    // A receipt written to the index only is undone in the index only.
+    // A receipt written to the index only is undone in the index only; a staged write is
+    // undone staged.
+    let cached = args.write.cached || stored.receipt.applied_to == AppliedTo::Index;
     let flags = WriteFlags {
-        cached: args.write.cached || stored.receipt.applied_to == AppliedTo::Index,
+        cached,
+        stage: !cached && (args.write.stage || stored.receipt.staged),
         ..args.write.clone()
     };
+    intent.staged = flags.stage;
     let (mut report, recovered) =
         super::write::run_intent(ws, &plan, intent, flags.options(), &flags)?;
     if !args.write.dry_run {

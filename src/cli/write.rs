@@ -25,7 +25,8 @@ pub fn run(
     options: txn::Options,
     flags: &WriteFlags,
 ) -> Result<(Report, Vec<Recovered>)> {
-    let intent = Intent::for_plan(command, plan, input);
+    let mut intent = Intent::for_plan(command, plan, input);
+    intent.staged = flags.stage;
     run_intent(ws, plan, intent, options, flags)
 }
 

@@ -65,6 +65,9 @@ pub struct Receipt {
     pub command: String,
     #[serde(default)]
     pub applied_to: AppliedTo,
+    /// The work-tree write was also staged (`--stage`).
+    #[serde(default)]
+    pub staged: bool,
     pub input: Input,
     /// HEAD when the plan was applied (absent on an unborn branch).
     pub head: Option<String>,

@@ -36,6 +36,7 @@ pub struct Intent {
     pub undoes: Option<Reference>,
     pub acknowledged_api_changes: Vec<serde_json::Value>,
     pub applied_to: AppliedTo,
+    pub staged: bool,
 }
 
 impl Intent {
@@ -56,6 +57,7 @@ impl Intent {
             undoes: None,
             acknowledged_api_changes: Vec::new(),
             applied_to: AppliedTo::WorkTree,
+            staged: false,
         }
     }
 }
@@ -264,6 +266,7 @@ fn build(
         tool: Tool::this(),
         command: intent.command.clone(),
         applied_to: intent.applied_to,
+        staged: intent.staged,
         input: Input {
             dialect: intent.dialect.clone(),
             sha256: Digest::of(&intent.input).to_hex(),

@@ -357,6 +357,10 @@ fn stage_updates_the_index_like_git_apply_index() {
         git(repo.path(), &["status", "--porcelain"]),
         "M  a.py\nD  b.py\nA  c.py\n"
     );
+    // A staged write is undone staged: the index follows the work tree back.
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(git(repo.path(), &["status", "--porcelain"]), "M  a.py\n");
     fsck_clean(&repo);
 }
 
