@@ -10,7 +10,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use gix::index::entry::{Flags, Mode, Stage, Stat};
+use gix::index::entry::{Mode, Stage, Stat};
 
 use super::repo::git_error;
 use crate::error::{Error, Result};
@@ -100,38 +100,8 @@ pub fn write_back(repo: &gix::Repository, files: &[FileChange]) -> Result<Vec<St
         .iter()
         .filter(|c| c.action != Action::Unchanged)
         .collect();
-    let deleted: std::collections::HashSet<&str> = written
-        .iter()
-        .filter(|c| c.action == Action::Deleted)
-        .map(|c| c.path.rel.as_str())
-        .collect();
-    index.remove_entries(|_, p, _| deleted.contains(p.to_string().as_str()));
-    for change in written.iter().filter(|c| c.action != Action::Deleted) {
-        let Some(after) = &change.after else { continue };
-        let id = super::ledger::write_blob(repo, after)?;
-        let executable = change
-            .new_permissions
-            .as_ref()
-            .or(change.before.as_ref().map(|b| &b.permissions))
-            .is_some_and(|p| p.mode() & 0o111 != 0);
-        let mode = if executable {
-            Mode::FILE_EXECUTABLE
-        } else {
-            Mode::FILE
-        };
-        let rel: &gix::bstr::BStr = change.path.rel.as_str().into();
-        match index.entry_mut_by_path_and_stage(rel, Stage::Unconflicted) {
-            Some(entry) => {
-                entry.id = id;
-                entry.stat = Stat::default();
-                entry.mode = mode;
-            }
-            None => {
-                index.dangerously_push_entry(Stat::default(), id, Flags::empty(), mode, rel);
-                index.sort_entries();
-            }
-        }
-    }
+    // Zeroed stat data: git re-reads the work-tree file instead of trusting the entry.
+    super::index::put(repo, &mut index, &written, |_| Ok(Stat::default()))?;
     index
         .write(gix::index::write::Options::default(), Default::default())
         .map_err(|e| git_error("writing the index", &e))?;

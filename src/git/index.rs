@@ -39,6 +39,24 @@ fn stage_once(repo: &gix::Repository, written: &[&FileChange]) -> Result<()> {
     let mut index = repo
         .open_index()
         .map_err(|e| git_error("reading the index", &e))?;
+    put(repo, &mut index, written, |change| {
+        let meta = gix::index::fs::Metadata::from_path_no_follow(&change.path.abs)
+            .map_err(|e| Error::io(&format!("staging {}", change.path.rel), &e))?;
+        Ok(Stat::from_fs(&meta).unwrap_or_default())
+    })?;
+    index
+        .write(gix::index::write::Options::default(), Default::default())
+        .map_err(|e| git_error("writing the index", &e))
+}
+
+/// Puts `written` into `index`: entries of deleted paths removed, the others given the blob
+/// of their new bytes, their mode and `stat(change)`.
+pub(crate) fn put(
+    repo: &gix::Repository,
+    index: &mut gix::index::File,
+    written: &[&FileChange],
+    stat: impl Fn(&FileChange) -> Result<Stat>,
+) -> Result<()> {
     let deleted: std::collections::HashSet<&str> = written
         .iter()
         .filter(|c| c.action == Action::Deleted)
@@ -48,11 +66,12 @@ fn stage_once(repo: &gix::Repository, written: &[&FileChange]) -> Result<()> {
     for change in written.iter().filter(|c| c.action != Action::Deleted) {
         let Some(after) = &change.after else { continue };
         let id = super::ledger::write_blob(repo, after)?;
-        let meta = gix::index::fs::Metadata::from_path_no_follow(&change.path.abs)
-            .map_err(|e| Error::io(&format!("staging {}", change.path.rel), &e))?;
-        let stat = Stat::from_fs(&meta).unwrap_or_default();
-        let executable = std::fs::symlink_metadata(&change.path.abs)
-            .is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+        let stat = stat(change)?;
+        let executable = change
+            .new_permissions
+            .as_ref()
+            .or(change.before.as_ref().map(|b| &b.permissions))
+            .is_some_and(|p| p.mode() & 0o111 != 0);
         let mode = if executable {
             Mode::FILE_EXECUTABLE
         } else {
@@ -71,7 +90,5 @@ fn stage_once(repo: &gix::Repository, written: &[&FileChange]) -> Result<()> {
             }
         }
     }
-    index
-        .write(gix::index::write::Options::default(), Default::default())
-        .map_err(|e| git_error("writing the index", &e))
+    Ok(())
 }
