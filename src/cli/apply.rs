@@ -27,9 +27,6 @@ pub struct ApplyArgs {
     /// Input dialect, when detection by content is not wanted.
     #[arg(long, value_enum)]
     pub dialect: Option<Dialect>,
-    /// Label for the change (overrides the plan's `target_id`).
-    #[arg(long, value_name = "LABEL")]
-    pub task: Option<String>,
 }
 
 /// Applies the input; `format_dialect` is a dialect named through `--format` (`--format blocks`).
@@ -48,7 +45,7 @@ pub fn run(
         None => read_input(ws, "-")?,
     };
     let mut plan = formats::compile(&input, args.dialect.or(format_dialect))?;
-    if let Some(task) = &args.task {
+    if let Some(task) = &args.write.task {
         plan.label = Some(task.clone());
     }
     let options = txn::Options {

@@ -25,6 +25,9 @@ pub struct WriteFlags {
     /// Apply to the index only, leaving the work tree alone (as `git apply --cached`).
     #[arg(long)]
     pub cached: bool,
+    /// Label of the receipt (default: the plan's `target_id`, else `plan-<sha256 prefix>`).
+    #[arg(long, value_name = "LABEL")]
+    pub task: Option<String>,
 }
 
 impl WriteFlags {

@@ -27,6 +27,9 @@ pub fn run(
 ) -> Result<(Report, Vec<Recovered>)> {
     let mut intent = Intent::for_plan(command, plan, input);
     intent.staged = flags.stage;
+    if let Some(task) = &flags.task {
+        intent.label = task.clone();
+    }
     run_intent(ws, plan, intent, options, flags)
 }
 

@@ -672,3 +672,33 @@ fn cached_applies_to_the_index_only_and_undoes_there() {
     );
     fsck_clean(&repo);
 }
+
+#[test]
+fn task_labels_name_receipts_for_undo_and_verify() {
+    let repo = repo_with(&[("b.py", "y = 1\n")]);
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "b.py",
+        "--find",
+        "y = 1",
+        "--replace",
+        "y = 2",
+        "--task",
+        "bump y",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["receipt"]["label"], "bump y");
+    assert_eq!(doc["receipt"]["ref"], "refs/identedit/receipts/bump-y");
+    let (rc, doc) = repo.json(&["undo", "bump y"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text("b.py"), "y = 1\n");
+    let (rc, doc) = repo.json(&["undo", "bump y"]);
+    assert_eq!((rc, code(&doc)), (1, "drifted"), "undone twice: {doc}");
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "redo of bump y: {doc}");
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "undo it again: {doc}");
+    assert_eq!(repo.text("b.py"), "y = 1\n");
+    let (rc, doc) = repo.json(&["verify", "bump y"]);
+    assert_eq!(rc, 1, "undone: {doc}");
+}
