@@ -29,6 +29,8 @@ pub enum Code {
     ResourceBusy,
     ApplyFailed,
     Internal,
+    HookRefused,
+    HookConflict,
 }
 
 /// Everything documented about one code, kept in one place.
@@ -211,6 +213,20 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_INTERNAL,
         "unclassified failure (a bug)",
     ),
+    info(
+        Code::HookRefused,
+        "hook_refused",
+        "fix_staged_files",
+        EXIT_REFUSED,
+        "the pre-commit hook refused the commit: a pending recovery, a syntax regression or edit-format residue in a staged file (`problems`)",
+    ),
+    info(
+        Code::HookConflict,
+        "hook_conflict",
+        "resolve_hooks_by_hand",
+        EXIT_REFUSED,
+        "a hook could not be installed or removed without overwriting someone else's (`path`), or the receipts to note moved",
+    ),
 ];
 
 impl Code {
@@ -305,6 +321,7 @@ impl Error {
         let written = match self.code {
             Code::ApplyFailed => "Every file was restored.",
             Code::Internal => "This is a bug; please report it with the command and input.",
+            Code::HookRefused => "The commit was not made.",
             _ => "Nothing was changed.",
         };
         match &self.hint {
@@ -388,6 +405,8 @@ mod tests {
             Code::ResourceBusy,
             Code::ApplyFailed,
             Code::Internal,
+            Code::HookRefused,
+            Code::HookConflict,
         ];
         for code in all {
             assert!(

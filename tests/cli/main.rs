@@ -6,6 +6,8 @@ mod concurrency;
 mod crash;
 mod dialects;
 mod edit;
+mod hook_notes;
+mod hooks;
 mod languages;
 mod output;
 mod scenarios;
