@@ -10,6 +10,7 @@ mod hook_notes;
 mod hooks;
 mod languages;
 mod output;
+mod precommit_framework;
 mod scenarios;
 mod scope;
 mod syntax;
