@@ -106,7 +106,7 @@ fn run_uninstall(repo: &gix::Repository) -> Result<Report> {
 }
 
 fn run_pre_commit(repo: &gix::Repository) -> Result<Report> {
-    let unnoted = published::unnoted(repo)?;
+    let unnoted = published::since_head(repo)?;
     let verdict = precommit::check(repo, &unnoted)?;
     let warnings: String = verdict
         .warnings

@@ -113,11 +113,16 @@ pub fn script(name: &str, exe: &Path) -> String {
     } else {
         format!("\"$identedit\" hook {name} \"$@\" || status=$?\nexit $status")
     };
+    let status = if name == "pre-commit" {
+        ""
+    } else {
+        "status=0\n"
+    };
     format!(
         "#!/bin/sh\n\
          # git-identedit {name} hook, written by `git identedit hook install`.\n\
          # `git identedit hook uninstall` removes it and puts back the hook it chains, if any.\n\
-         status=0\n\
+         {status}\
          chained=\"$(dirname \"$0\")/{name}{CHAINED_SUFFIX}\"\n\
          if [ -x \"$chained\" ]; then\n    {run_chained}\nfi\n\
          identedit={exe}\n\
@@ -235,7 +240,18 @@ pub fn chained_path(hook: &Path) -> PathBuf {
 
 /// Installs both hooks; idempotent. Refuses (changing nothing) on any conflict.
 pub fn install(loc: &Location, exe: &Path) -> Result<Vec<Action>> {
-    let old = read_manifest(&loc.manifest)?.filter(|m| m.hooks_dir == loc.hooks_dir);
+    let old = read_manifest(&loc.manifest)?;
+    if let Some(m) = old.as_ref().filter(|m| m.hooks_dir != loc.hooks_dir) {
+        return Err(conflict(
+            format!(
+                "identedit's hooks are installed in {}, not in {} (core.hooksPath changed?)",
+                m.hooks_dir.display(),
+                loc.hooks_dir.display()
+            ),
+            &m.hooks_dir,
+        )
+        .hint("Run `git identedit hook uninstall` first (it removes them from where they are), then install again."));
+    }
     let known = |name: &str| {
         old.as_ref()
             .and_then(|m| m.hooks.iter().find(|h| h.name == name))
@@ -471,6 +487,24 @@ mod tests {
             fs::read_link(restored).expect("link"),
             Path::new("../nowhere")
         );
+    }
+
+    #[test]
+    fn a_second_hooks_directory_is_refused_until_uninstall() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let loc = location(tmp.path());
+        install(&loc, Path::new("/bin/x")).expect("install");
+        let moved = Location {
+            hooks_dir: tmp.path().join("other"),
+            manifest: loc.manifest.clone(),
+        };
+        let err = install(&moved, Path::new("/bin/x")).expect_err("conflict");
+        assert_eq!(err.code, Code::HookConflict);
+        assert!(!moved.hooks_dir.exists());
+        uninstall(&moved).expect("uninstall follows the manifest");
+        assert!(!loc.hooks_dir.exists());
+        install(&moved, Path::new("/bin/x")).expect("install");
+        assert!(moved.hooks_dir.join("pre-commit").exists());
     }
 
     #[test]

@@ -84,8 +84,28 @@ fn peel(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
 }
 
 /// Walks the log from its tip back to (not including) the noted receipt; without a noted
-/// receipt, the whole log.
+/// receipt, the whole log. What post-commit attaches.
 pub fn unnoted(repo: &gix::Repository) -> Result<Unnoted> {
+    walk(repo, None)
+}
+
+/// [`unnoted`], also stopping at the first receipt written before HEAD was committed: what
+/// pre-commit compares with. When only pre-commit is installed (the pre-commit framework),
+/// `refs/identedit/noted` never moves, and this keeps the walk to the receipts since the
+/// last commit instead of the whole log.
+pub fn since_head(repo: &gix::Repository) -> Result<Unnoted> {
+    let floor = match repo.head_commit() {
+        Ok(head) => Some(
+            head.time()
+                .map_err(|e| git_error("HEAD's time", e))?
+                .seconds,
+        ),
+        Err(_) => None,
+    };
+    walk(repo, floor)
+}
+
+fn walk(repo: &gix::Repository, floor: Option<i64>) -> Result<Unnoted> {
     let tip = peel(repo, LOG_REF)?;
     let noted = peel(repo, NOTED_REF)?;
     let mut receipts = Vec::new();
@@ -97,6 +117,12 @@ pub fn unnoted(repo: &gix::Repository) -> Result<Unnoted> {
         let commit = repo
             .find_commit(id)
             .map_err(|e| git_error(&format!("receipt {id}"), e))?;
+        let time = commit
+            .time()
+            .map_err(|e| git_error(&format!("receipt {id}"), e))?;
+        if floor.is_some_and(|f| time.seconds < f) {
+            break;
+        }
         receipts.push(read(repo, &commit)?);
         next = commit.parent_ids().next().map(|p| p.detach());
     }
@@ -136,9 +162,11 @@ fn read(repo: &gix::Repository, commit: &gix::Commit<'_>) -> Result<Receipt> {
                 .collect()
         })
         .unwrap_or_default();
+    // One note line per receipt: a label may not break the line.
+    let label = text("label").unwrap_or(subject).replace(['\n', '\r'], " ");
     Ok(Receipt {
         id,
-        label: text("label").unwrap_or(subject),
+        label,
         status: text("status").unwrap_or_else(|| "unknown".to_owned()),
         files,
     })

@@ -53,8 +53,10 @@ pub fn changes(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<
                 previous_entry_mode,
                 ..
             } => {
+                // A mode change alone stages no new content.
+                let changed = id != previous_id;
                 let base = is_file(previous_entry_mode).then(|| previous_id.into_owned());
-                is_file(entry_mode).then(|| (location, id.into_owned(), base))
+                (is_file(entry_mode) && changed).then(|| (location, id.into_owned(), base))
             }
             ChangeRef::Rewrite {
                 location,

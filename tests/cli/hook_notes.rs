@@ -10,6 +10,16 @@ use crate::common::{BIN, Repo, git};
 /// A receipt commit on `refs/identedit/log` whose tree holds `receipt.json` = `doc` (or an
 /// empty tree when `doc` is `None`); returns its id.
 fn receipt(dir: &Path, subject: &str, doc: Option<serde_json::Value>) -> String {
+    receipt_at(dir, subject, doc, None)
+}
+
+/// [`receipt`] with the receipt commit's committer date set to `date`.
+fn receipt_at(
+    dir: &Path,
+    subject: &str,
+    doc: Option<serde_json::Value>,
+    date: Option<&str>,
+) -> String {
     let tree = match doc {
         Some(doc) => {
             let file = dir.join(".git/receipt.json");
@@ -32,7 +42,25 @@ fn receipt(dir: &Path, subject: &str, doc: Option<serde_json::Value>) -> String 
         args.extend(["-p", parent.as_str()]);
     }
     args.push(tree.as_str());
-    let id = git(dir, &args).trim().to_owned();
+    let mut cmd = Command::new("git");
+    cmd.args(&args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    cmd.env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid");
+    cmd.env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
+    if let Some(date) = date {
+        cmd.env("GIT_COMMITTER_DATE", date)
+            .env("GIT_AUTHOR_DATE", date);
+    }
+    let out = cmd.output().expect("commit-tree");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let id = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     git(dir, &["update-ref", "refs/identedit/log", &id]);
     id
 }
@@ -214,4 +242,17 @@ fn the_shipped_pre_commit_script_runs_the_check() {
     repo.write("b.md", "fine\n");
     git(repo.path(), &["add", "b.md"]);
     assert!(run("clean").status.success());
+}
+
+#[test]
+fn receipts_from_before_the_last_commit_do_not_warn() {
+    let repo = installed();
+    let dir = repo.path();
+    let doc = serde_json::json!({"label": "old", "status": "applied",
+        "files": [{"path": "a.py", "blob_after": "0123456789abcdef0123456789abcdef01234567"}]});
+    receipt_at(dir, "old", Some(doc), Some("2001-01-01T00:00:00Z"));
+    repo.write("a.py", "x = 5\n");
+    git(dir, &["add", "a.py"]);
+    let (rc, doc) = repo.json(&["hook", "pre-commit"]);
+    assert_eq!((rc, doc["warnings"].clone()), (0, serde_json::json!([])));
 }

@@ -378,3 +378,21 @@ fn install_honours_git_dir() {
     );
     assert!(repo.exists(".git/hooks/pre-commit") && repo.exists(".git/hooks/post-commit"));
 }
+
+#[test]
+fn a_mode_change_alone_is_not_checked_again() {
+    let repo = scene();
+    repo.write("r.md", "<<<<<<< SEARCH\n");
+    git(repo.path(), &["add", "r.md"]);
+    git(
+        repo.path(),
+        &["commit", "-q", "--no-verify", "-m", "residue let in"],
+    );
+    git(repo.path(), &["update-index", "--chmod=+x", "r.md"]);
+    let (ok, err) = commit(repo.path(), "chmod only");
+    assert!(ok, "{err}");
+    repo.write("r.md", "<<<<<<< SEARCH\nmore\n");
+    git(repo.path(), &["add", "r.md"]);
+    let (ok, err) = commit(repo.path(), "content change");
+    assert!(!ok && err.contains("r.md:1:"), "{err}");
+}
