@@ -52,11 +52,12 @@ fn report(json: Value, text: String, note: String) -> Report {
 
 pub fn run(ws: &Workspace, args: &HookArgs) -> Result<(Report, Vec<Recovered>)> {
     let repo = hook::open(&ws.cwd)?;
+    let mut repo = repo;
     let report = match &args.action {
         HookAction::Install => run_install(&repo)?,
         HookAction::Uninstall => run_uninstall(&repo)?,
         HookAction::PreCommit { .. } => run_pre_commit(&repo)?,
-        HookAction::PostCommit { .. } => run_post_commit(&repo)?,
+        HookAction::PostCommit { .. } => run_post_commit(&mut repo)?,
     };
     Ok((report, Vec::new()))
 }
@@ -141,7 +142,7 @@ fn run_pre_commit(repo: &gix::Repository) -> Result<Report> {
     .detail("warnings", json!(verdict.warnings)))
 }
 
-fn run_post_commit(repo: &gix::Repository) -> Result<Report> {
+fn run_post_commit(repo: &mut gix::Repository) -> Result<Report> {
     let attached = note::post_commit(repo)?;
     let text = match &attached {
         Some(a) => format!(

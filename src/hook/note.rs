@@ -31,29 +31,55 @@ pub fn line(r: &Receipt) -> String {
     format!("{} {} {}", r.id, r.label, r.status)
 }
 
+/// Gives the notes commit and the reflog an identity when the configuration gix reads has
+/// none: `git -c user.name=… commit` passes it in a way gix does not read, so the note is
+/// signed as the commit it annotates.
+fn ensure_identity(repo: &mut gix::Repository) -> Result<()> {
+    if repo.committer().is_some() && repo.author().is_some() {
+        return Ok(());
+    }
+    let head = repo.head_commit().map_err(|e| git_error("HEAD", e))?;
+    let sig = head
+        .committer()
+        .map_err(|e| git_error("HEAD's committer", e))?;
+    let (name, email) = (sig.name.to_owned(), sig.email.to_owned());
+    drop(head);
+    let mut config = repo.config_snapshot_mut();
+    for (key, value) in [("user.name", name), ("user.email", email)] {
+        config
+            .set_raw_value(key, value.as_slice())
+            .map_err(|e| git_error(key, e))?;
+    }
+    config.commit().map_err(|e| git_error("identity", e))?;
+    Ok(())
+}
+
 /// Attaches the unnoted receipts to HEAD; `None` when there are none.
-pub fn post_commit(repo: &gix::Repository) -> Result<Option<Attached>> {
+pub fn post_commit(repo: &mut gix::Repository) -> Result<Option<Attached>> {
     let log = published::unnoted(repo)?;
     let Some(tip) = log.tip.filter(|_| !log.receipts.is_empty()) else {
         return Ok(None);
     };
     let head = repo.head_id().map_err(|e| git_error("HEAD", e))?.detach();
     let lines: Vec<String> = log.receipts.iter().rev().map(line).collect();
-    move_noted(
+    ensure_identity(repo)?;
+    let claimed = move_noted(
         repo,
         log.noted,
         Some(tip),
         "identedit: receipts attached to a commit",
-    )
-    .map_err(|e| {
-        Error::new(
-            Code::HookConflict,
-            format!(
-                "{NOTED_REF} moved while attaching receipts (another hook ran): {}",
-                e.message
-            ),
-        )
-    })?;
+    );
+    if let Err(e) = claimed {
+        // Lost the compare-and-swap only when the ref no longer holds what was read.
+        if published::peel(repo, NOTED_REF)? != log.noted {
+            return Err(Error::new(
+                Code::HookConflict,
+                format!("{NOTED_REF} moved while attaching receipts (another hook ran)"),
+            )
+            .detail("git_error", e.message));
+        }
+        return Err(e);
+    }
     let note = match write_note(repo, head, &lines) {
         Ok(note) => note,
         Err(e) => {

@@ -71,7 +71,8 @@ impl Published for Unnoted {
     }
 }
 
-fn peel(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
+/// The object a ref points to, `None` when it does not exist.
+pub fn peel(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
     let reference = repo
         .try_find_reference(name)
         .map_err(|e| git_error(name, e))?;

@@ -256,3 +256,39 @@ fn receipts_from_before_the_last_commit_do_not_warn() {
     let (rc, doc) = repo.json(&["hook", "pre-commit"]);
     assert_eq!((rc, doc["warnings"].clone()), (0, serde_json::json!([])));
 }
+
+#[test]
+fn the_note_is_signed_as_the_commit_when_only_git_c_names_the_committer() {
+    let repo = installed();
+    let dir = repo.path();
+    let r = receipt(dir, "rec", None);
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=Ann",
+            "-c",
+            "user.email=ann@example.invalid",
+        ])
+        .args(["commit", "-q", "--allow-empty", "-m", "by ann"])
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_AUTHOR_NAME")
+        .env_remove("GIT_AUTHOR_EMAIL")
+        .env_remove("GIT_COMMITTER_NAME")
+        .env_remove("GIT_COMMITTER_EMAIL")
+        .env_remove("EMAIL")
+        .output()
+        .expect("git");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(note(dir), Some(format!("{r} rec unknown\n")));
+    let who = git(
+        dir,
+        &["log", "-1", "--format=%cn <%ce>", "refs/notes/identedit"],
+    );
+    assert_eq!(who.trim(), "Ann <ann@example.invalid>");
+}
