@@ -35,7 +35,7 @@ pub struct Problem {
 /// Something the committer should know; the commit proceeds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Warning {
-    /// `differs_from_receipt` or `transaction_running`.
+    /// `differs_from_receipt`, `transaction_running` or `not_parsed`.
     pub check: &'static str,
     pub path: String,
     pub message: String,
@@ -59,21 +59,24 @@ pub fn check(repo: &gix::Repository, published: &dyn Published) -> Result<Verdic
     let index = repo
         .index_or_empty()
         .map_err(|e| crate::hook::git_error("reading the index", e))?;
-    let changes = staged::changes(repo, &index)?;
     let mut attributes = None;
-    for change in &changes {
+    for change in &staged::changes(repo, &index)? {
         verdict.checked += 1;
+        verdict
+            .warnings
+            .extend(publication_warning(change, published));
         let bytes = staged::blob(repo, change.blob)?;
+        if is_binary(&bytes) {
+            continue;
+        }
         let found = residue::scan(&bytes);
         if !found.is_empty() {
-            if attributes.is_none() {
-                attributes = Some(Attributes::new(repo, &index)?);
-            }
-            let allowed = match attributes.as_mut() {
-                Some(a) => a.allows_residue(&change.path)?,
-                None => false,
+            // Read .gitattributes only when a file needs it.
+            let attributes = match &mut attributes {
+                Some(a) => a,
+                None => attributes.insert(Attributes::new(repo, &index)?),
             };
-            if !allowed {
+            if !attributes.allows_residue(&change.path)? {
                 verdict.problems.extend(found.into_iter().map(|r| Problem {
                     check: "residue",
                     path: change.path.clone(),
@@ -82,6 +85,14 @@ pub fn check(repo: &gix::Repository, published: &dyn Published) -> Result<Verdic
                 }));
             }
         }
+        if bytes.len() > MAX_PARSED && lang::provider_for(&change.path).is_some() {
+            verdict.warnings.push(Warning {
+                check: "not_parsed",
+                path: change.path.clone(),
+                message: format!("syntax not checked: larger than {} MiB", MAX_PARSED >> 20),
+            });
+            continue;
+        }
         let base = match change.base {
             Some(id) => Some(staged::blob(repo, id)?),
             None => None,
@@ -89,11 +100,16 @@ pub fn check(repo: &gix::Repository, published: &dyn Published) -> Result<Verdic
         verdict
             .problems
             .extend(syntax_regression(&change.path, &bytes, base.as_deref())?);
-        verdict
-            .warnings
-            .extend(publication_warning(change, published));
     }
     Ok(verdict)
+}
+
+/// Staged files above this size are not parsed (about two seconds of tree-sitter each).
+const MAX_PARSED: usize = 4 << 20;
+
+/// A NUL byte in the first 8000 bytes, as git decides: no residue or syntax check.
+fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8000)].contains(&0)
 }
 
 fn journals(dir: &Path, verdict: &mut Verdict) {
@@ -135,7 +151,7 @@ fn errors(path: &str, bytes: &[u8]) -> Result<Option<(usize, Option<usize>)>> {
     let Some(provider) = lang::provider_for(path) else {
         return Ok(None);
     };
-    if bytes.contains(&0) {
+    if is_binary(bytes) {
         return Ok(None);
     }
     let tree = parse::parse(provider, bytes, None)?;

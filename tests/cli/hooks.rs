@@ -396,3 +396,21 @@ fn a_mode_change_alone_is_not_checked_again() {
     let (ok, err) = commit(repo.path(), "content change");
     assert!(!ok && err.contains("r.md:1:"), "{err}");
 }
+
+#[test]
+fn binary_blobs_are_skipped_and_huge_sources_only_warn() {
+    let repo = scene();
+    repo.write("blob.bin", b"\0\n<<<<<<< SEARCH\n".as_slice());
+    let mut huge = String::from("def f(:\n");
+    while huge.len() <= 4 << 20 {
+        huge.push_str("# padding padding padding padding padding padding padding padding\n");
+    }
+    repo.write("huge.py", &huge);
+    git(repo.path(), &["add", "blob.bin", "huge.py"]);
+    let (ok, err) = commit(repo.path(), "binary and huge");
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("warning: huge.py: syntax not checked: larger than 4 MiB"),
+        "{err}"
+    );
+}
