@@ -414,3 +414,20 @@ fn binary_blobs_are_skipped_and_huge_sources_only_warn() {
         "{err}"
     );
 }
+
+#[test]
+fn the_first_commit_of_an_unborn_branch_is_checked() {
+    let repo = Repo::new();
+    install(repo.path());
+    repo.write("a.py", "def f(:\n");
+    git(repo.path(), &["add", "a.py"]);
+    let (ok, err) = commit(repo.path(), "first, broken");
+    assert!(
+        !ok && err.contains("a.py:1: 1 syntax error(s) staged, 0 in HEAD"),
+        "{err}"
+    );
+    repo.write("a.py", "def f():\n    pass\n");
+    git(repo.path(), &["add", "a.py"]);
+    let (ok, err) = commit(repo.path(), "first, fine");
+    assert!(ok, "{err}");
+}
