@@ -276,37 +276,72 @@ pub fn install(loc: &Location, exe: &Path) -> Result<Vec<Action>> {
         hooks: Vec::new(),
     };
     let mut actions = Vec::new();
-    for (name, path, step, text) in steps {
-        let mut chained = match known(name) {
-            Some(k) => k.chained.clone(),
-            None => adopt(&path),
-        };
-        let action = match step {
-            Step::Keep => "unchanged",
-            Step::Write { chain, action } => {
-                if chain {
-                    chained = Some(move_aside(&path)?);
-                }
-                write_atomic(&path, text.as_bytes(), 0o755)?;
-                action
+    let mut steps = steps.into_iter();
+    while let Some((name, path, step, text)) = steps.next() {
+        match apply(name, path, step, &text, known(name)) {
+            Ok((action, installed)) => {
+                actions.push(action);
+                manifest.hooks.push(installed);
             }
-        };
-        actions.push(Action {
-            hook: (*name).to_owned(),
-            path: path.clone(),
-            action,
-            chained: chained.as_ref().map(|c| c.path.clone()),
-            warning: None,
-        });
-        manifest.hooks.push(Installed {
-            name: (*name).to_owned(),
-            path,
-            sha256: Digest::of(text.as_bytes()).to_hex(),
-            chained,
-        });
+            Err(e) => {
+                // Record what is in place (done, and untouched but installed before), so
+                // uninstall can still reverse it.
+                manifest
+                    .hooks
+                    .extend(steps.filter_map(|(n, ..)| known(n).cloned()));
+                if let Some(k) = known(name) {
+                    manifest.hooks.push(k.clone());
+                }
+                let _ = save_manifest(&loc.manifest, &manifest);
+                return Err(e);
+            }
+        }
     }
     save_manifest(&loc.manifest, &manifest)?;
     Ok(actions)
+}
+
+/// Carries out one planned step: moves a foreign hook aside and writes the script.
+fn apply(
+    name: &str,
+    path: PathBuf,
+    step: Step,
+    text: &str,
+    known: Option<&Installed>,
+) -> Result<(Action, Installed)> {
+    let mut chained = match known {
+        Some(k) => k.chained.clone(),
+        None => adopt(&path),
+    };
+    let action = match step {
+        Step::Keep => "unchanged",
+        Step::Write { chain, action } => {
+            if chain {
+                chained = Some(move_aside(&path)?);
+            }
+            if let Err(e) = write_atomic(&path, text.as_bytes(), 0o755) {
+                if let Some(c) = chained.as_ref().filter(|_| chain) {
+                    let _ = fs::rename(&c.path, &path);
+                }
+                return Err(e);
+            }
+            action
+        }
+    };
+    let action = Action {
+        hook: name.to_owned(),
+        path: path.clone(),
+        action,
+        chained: chained.as_ref().map(|c| c.path.clone()),
+        warning: None,
+    };
+    let installed = Installed {
+        name: name.to_owned(),
+        path,
+        sha256: Digest::of(text.as_bytes()).to_hex(),
+        chained,
+    };
+    Ok((action, installed))
 }
 
 /// A chained hook found beside an identical script with no manifest entry (a lost manifest):
@@ -415,105 +450,4 @@ fn uninstall_one(hook: &Installed) -> Result<Action> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn location(dir: &Path) -> Location {
-        Location {
-            hooks_dir: dir.join("hooks"),
-            manifest: dir.join("identedit/hooks.json"),
-        }
-    }
-
-    fn names(actions: &[Action]) -> Vec<&'static str> {
-        actions.iter().map(|a| a.action).collect()
-    }
-
-    #[test]
-    fn a_moved_binary_rewrites_only_our_scripts() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let loc = location(tmp.path());
-        let first = install(&loc, Path::new("/old/git-identedit")).expect("install");
-        assert_eq!(names(&first), ["installed", "installed"]);
-        let again = install(&loc, Path::new("/new/git-identedit")).expect("install");
-        assert_eq!(names(&again), ["updated", "updated"]);
-        let text = fs::read_to_string(loc.hooks_dir.join("pre-commit")).expect("hook");
-        assert!(text.contains("identedit='/new/git-identedit'"), "{text}");
-        assert_eq!(
-            names(&uninstall(&loc).expect("uninstall")),
-            ["removed", "removed"]
-        );
-        assert!(
-            !loc.hooks_dir.exists(),
-            "install created the directory, uninstall removes it"
-        );
-    }
-
-    #[test]
-    fn a_taken_chained_slot_is_a_conflict_that_changes_nothing() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let loc = location(tmp.path());
-        fs::create_dir_all(&loc.hooks_dir).expect("mkdir");
-        fs::write(loc.hooks_dir.join("post-commit"), "#!/bin/sh\nmine\n").expect("write");
-        fs::write(
-            loc.hooks_dir.join("post-commit.identedit-chained"),
-            "other\n",
-        )
-        .expect("write");
-        let err = install(&loc, Path::new("/bin/x")).expect_err("conflict");
-        assert_eq!(err.code, Code::HookConflict);
-        assert!(!loc.hooks_dir.join("pre-commit").exists());
-        assert!(!loc.manifest.exists());
-        let post = fs::read(loc.hooks_dir.join("post-commit")).expect("hook");
-        assert_eq!(post, b"#!/bin/sh\nmine\n");
-    }
-
-    #[test]
-    fn a_dangling_symlink_hook_is_chained_not_replaced() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let loc = location(tmp.path());
-        fs::create_dir_all(&loc.hooks_dir).expect("mkdir");
-        std::os::unix::fs::symlink("../nowhere", loc.hooks_dir.join("pre-commit")).expect("link");
-        let actions = install(&loc, Path::new("/bin/x")).expect("install");
-        assert_eq!(names(&actions), ["chained", "installed"]);
-        let chained = loc.hooks_dir.join("pre-commit.identedit-chained");
-        assert_eq!(
-            fs::read_link(&chained).expect("link"),
-            Path::new("../nowhere")
-        );
-        uninstall(&loc).expect("uninstall");
-        let restored = loc.hooks_dir.join("pre-commit");
-        assert_eq!(
-            fs::read_link(restored).expect("link"),
-            Path::new("../nowhere")
-        );
-    }
-
-    #[test]
-    fn a_second_hooks_directory_is_refused_until_uninstall() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let loc = location(tmp.path());
-        install(&loc, Path::new("/bin/x")).expect("install");
-        let moved = Location {
-            hooks_dir: tmp.path().join("other"),
-            manifest: loc.manifest.clone(),
-        };
-        let err = install(&moved, Path::new("/bin/x")).expect_err("conflict");
-        assert_eq!(err.code, Code::HookConflict);
-        assert!(!moved.hooks_dir.exists());
-        uninstall(&moved).expect("uninstall follows the manifest");
-        assert!(!loc.hooks_dir.exists());
-        install(&moved, Path::new("/bin/x")).expect("install");
-        assert!(moved.hooks_dir.join("pre-commit").exists());
-    }
-
-    #[test]
-    fn the_script_quotes_the_binary_path() {
-        let text = script("pre-commit", Path::new("/a b/it's/git-identedit"));
-        assert!(
-            text.contains("identedit='/a b/it'\\''s/git-identedit'\n"),
-            "{text}"
-        );
-        assert!(text.ends_with("exec \"$identedit\" hook pre-commit \"$@\"\n"));
-    }
-}
+mod tests;
