@@ -431,3 +431,38 @@ fn the_first_commit_of_an_unborn_branch_is_checked() {
     let (ok, err) = commit(repo.path(), "first, fine");
     assert!(ok, "{err}");
 }
+
+#[test]
+fn the_chained_hook_gets_the_arguments_and_stdin() {
+    let repo = Repo::new();
+    repo.write("a.txt", "a\n").commit();
+    let hooks = repo.path().join(".git/hooks");
+    let record = "#!/bin/sh\nprintf '%s|' \"$@\" > \"$(dirname \"$0\")/args\"\ncat > \"$(dirname \"$0\")/stdin\"\nexit 3\n";
+    std::fs::write(hooks.join("post-commit"), record).expect("write");
+    std::fs::set_permissions(
+        hooks.join("post-commit"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .expect("chmod");
+    install(repo.path());
+    let out = crate::common::run_with_stdin(
+        Command::new(hooks.join("post-commit"))
+            .args(["one", "two words"])
+            .current_dir(repo.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null"),
+        "piped\n",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "the chained hook's status is kept"
+    );
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("args")).expect("args"),
+        "one|two words|"
+    );
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("stdin")).expect("stdin"),
+        "piped\n"
+    );
+}
