@@ -51,8 +51,7 @@ fn report(json: Value, text: String, note: String) -> Report {
 }
 
 pub fn run(ws: &Workspace, args: &HookArgs) -> Result<(Report, Vec<Recovered>)> {
-    let repo = hook::open(&ws.cwd)?;
-    let mut repo = repo;
+    let mut repo = hook::open(&ws.cwd)?;
     let report = match &args.action {
         HookAction::Install => run_install(&repo)?,
         HookAction::Uninstall => run_uninstall(&repo)?,
