@@ -34,6 +34,8 @@ pub enum Code {
     ReceiptNotFound,
     ReceiptNotRecorded,
     Drifted,
+    HookRefused,
+    HookConflict,
 }
 
 /// Everything documented about one code, kept in one place.
@@ -75,6 +77,15 @@ const fn info(
         meaning,
     }
 }
+
+/// The code of a failure nothing else classifies; also what an unknown code falls back to.
+const INTERNAL: CodeInfo = info(
+    Code::Internal,
+    "failed",
+    "report",
+    EXIT_INTERNAL,
+    "unclassified failure (a bug)",
+);
 
 /// The code table: name, next action, exit code and meaning of every code.
 pub const CODES: &[CodeInfo] = &[
@@ -211,13 +222,7 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_APPLY_FAILED,
         "writing failed; every file was restored",
     ),
-    info(
-        Code::Internal,
-        "failed",
-        "report",
-        EXIT_INTERNAL,
-        "unclassified failure (a bug)",
-    ),
+    INTERNAL,
     info(
         Code::NotARepository,
         "not_a_repository",
@@ -253,6 +258,20 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_REFUSED,
         "a file no longer has the bytes its receipt published",
     ),
+    info(
+        Code::HookRefused,
+        "hook_refused",
+        "fix_staged_files",
+        EXIT_REFUSED,
+        "the pre-commit hook refused the commit: a pending recovery, a syntax regression or edit-format residue in a staged file (`problems`)",
+    ),
+    info(
+        Code::HookConflict,
+        "hook_conflict",
+        "resolve_hooks_by_hand",
+        EXIT_REFUSED,
+        "a hook could not be installed or removed without overwriting someone else's (`path`), or the receipts to note moved",
+    ),
 ];
 
 impl Code {
@@ -261,7 +280,7 @@ impl Code {
         CODES
             .iter()
             .find(|entry| entry.code == self)
-            .unwrap_or(&CODES[CODES.len() - 1])
+            .unwrap_or(&INTERNAL)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -348,6 +367,7 @@ impl Error {
             Code::ApplyFailed => "Every file was restored.",
             Code::ReceiptNotRecorded => "The files listed in details.changed_files WERE changed.",
             Code::Internal => "This is a bug; please report it with the command and input.",
+            Code::HookRefused => "The commit was not made.",
             _ => "Nothing was changed.",
         };
         match &self.hint {
@@ -436,6 +456,8 @@ mod tests {
             Code::ReceiptNotFound,
             Code::ReceiptNotRecorded,
             Code::Drifted,
+            Code::HookRefused,
+            Code::HookConflict,
         ];
         for code in all {
             assert!(

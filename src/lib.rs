@@ -10,6 +10,7 @@ pub mod cli;
 pub mod error;
 pub mod formats;
 pub mod git;
+pub mod hook;
 pub mod lang;
 pub mod plan;
 pub mod receipt;

@@ -72,6 +72,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: "prompt-ready operating procedure",
         usage: "git identedit instructions",
     },
+    CommandSpec {
+        name: "hook",
+        summary: "git hooks: install/uninstall (chains existing hooks), pre-commit (refuses pending recovery, syntax regressions, edit-format residue in staged files), post-commit (notes the receipts a commit contains)",
+        usage: "git identedit hook install|uninstall|pre-commit|post-commit",
+    },
 ];
 
 /// Input dialects `apply` understands.

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod edit;
 pub mod flags;
 pub mod handoff;
+pub mod hook;
 pub mod info;
 pub mod log;
 pub mod output;
@@ -89,6 +90,8 @@ pub enum Command {
     Capabilities,
     /// Print prompt-ready operating instructions for a coding agent.
     Instructions,
+    /// Git hooks: install, uninstall, and the pre-commit / post-commit checks they run.
+    Hook(hook::HookArgs),
 }
 
 impl Command {
@@ -105,6 +108,7 @@ impl Command {
             Command::Schema => "schema",
             Command::Capabilities => "capabilities",
             Command::Instructions => "instructions",
+            Command::Hook(_) => "hook",
         }
     }
 
@@ -117,6 +121,7 @@ impl Command {
             Command::Patch(a) => a.write.diff,
             Command::Apply(a) => a.write.diff,
             Command::Undo(a) => a.write.diff,
+            Command::Hook(_) => true,
             _ => false,
         }
     }
@@ -139,7 +144,12 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Ok(ws) => ws,
         Err(e) => return (Err(e), Vec::new()),
     };
-    let mut recovered = journal::recover(&ws.journal_dir());
+    // A hook must not roll back a half-written transaction under a running `git commit`: the
+    // pre-commit check reports it instead.
+    let mut recovered = match cli.command {
+        Command::Hook(_) => Vec::new(),
+        _ => journal::recover(&ws.journal_dir()),
+    };
     let result = match &cli.command {
         Command::Edit(args) => edit::run(&ws, args),
         Command::Patch(args) => patch::run(&ws, args),
@@ -152,6 +162,7 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Command::Schema => Ok(info::schema()),
         Command::Capabilities => Ok(info::capabilities()),
         Command::Instructions => Ok(info::instructions()),
+        Command::Hook(args) => hook::run(&ws, args),
     };
     let result = result.map(|(report, more)| {
         recovered.extend(more);

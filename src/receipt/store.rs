@@ -120,36 +120,3 @@ pub fn log(repo: &gix::Repository, limit: usize) -> Result<Vec<Stored>> {
     }
     Ok(out)
 }
-
-/// How far back `latest_for` looks in the log.
-pub const LATEST_SCAN_LIMIT: usize = 1000;
-
-/// The newest applied receipt that wrote `path`, and what it published there.
-pub fn latest_for(
-    repo: &gix::Repository,
-    path: &str,
-) -> Result<Option<(Stored, super::FileRecord)>> {
-    let mut next = ref_target(repo, LOG_REF)?;
-    let mut seen = 0;
-    while let Some(commit) = next {
-        if seen >= LATEST_SCAN_LIMIT {
-            break;
-        }
-        seen += 1;
-        let stored = load(repo, commit)?;
-        next = stored.parent;
-        if stored.receipt.status != super::Status::Applied {
-            continue;
-        }
-        let record = stored
-            .receipt
-            .files
-            .iter()
-            .find(|f| f.path == path)
-            .cloned();
-        if let Some(record) = record {
-            return Ok(Some((stored, record)));
-        }
-    }
-    Ok(None)
-}
