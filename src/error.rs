@@ -29,6 +29,9 @@ pub enum Code {
     ResourceBusy,
     ApplyFailed,
     Internal,
+    InvalidRequest,
+    ChangesetTampered,
+    NeedsChangeset,
 }
 
 /// Everything documented about one code, kept in one place.
@@ -211,6 +214,27 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_INTERNAL,
         "unclassified failure (a bug)",
     ),
+    info(
+        Code::InvalidRequest,
+        "invalid_request",
+        "refresh_anchors",
+        EXIT_REFUSED,
+        "an edit request or changeset does not fit the files: stale line anchors (`line_check` with mismatches and remap candidates) or a file listed twice",
+    ),
+    info(
+        Code::ChangesetTampered,
+        "changeset_tampered",
+        "rebuild_changeset",
+        EXIT_USAGE,
+        "a changeset's digest or previews do not match its operations: it was edited after `edit --json` built it",
+    ),
+    info(
+        Code::NeedsChangeset,
+        "needs_changeset",
+        "compile_with_edit_json",
+        EXIT_USAGE,
+        "`apply` received an edit request: compile it with `edit --json` and apply the changeset",
+    ),
 ];
 
 impl Code {
@@ -388,6 +412,9 @@ mod tests {
             Code::ResourceBusy,
             Code::ApplyFailed,
             Code::Internal,
+            Code::InvalidRequest,
+            Code::ChangesetTampered,
+            Code::NeedsChangeset,
         ];
         for code in all {
             assert!(

@@ -6,8 +6,8 @@ use clap::Args;
 
 use super::flags::WriteFlags;
 
-use crate::error::{Error, Result};
-use crate::formats::{self, Dialect};
+use crate::error::{Code, Error, Result};
+use crate::formats::{self, Dialect, changeset};
 use crate::report::{self, Report};
 use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
@@ -27,6 +27,10 @@ pub struct ApplyArgs {
     /// Input dialect, when detection by content is not wanted.
     #[arg(long, value_enum)]
     pub dialect: Option<Dialect>,
+    /// Changesets: remap a stale line anchor whose line moved to exactly one new place, and
+    /// refresh the previews from the current content (reported).
+    #[arg(long)]
+    pub repair: bool,
     /// Label for the change (overrides the plan's `target_id`).
     #[arg(long, value_name = "LABEL")]
     pub task: Option<String>,
@@ -47,6 +51,16 @@ pub fn run(
         }
         None => read_input(ws, "-")?,
     };
+    if args.dialect.is_none() && format_dialect.is_none() {
+        match changeset::classify(&input) {
+            changeset::Kind::Changeset(doc) => {
+                let modes = (args.repair, args.write.diff);
+                return super::pipeline::apply(ws, doc, &input, args.write.options(), modes);
+            }
+            changeset::Kind::Request => return Err(needs_changeset()),
+            changeset::Kind::Other => {}
+        }
+    }
     let mut plan = formats::compile(&input, args.dialect.or(format_dialect))?;
     if let Some(task) = &args.task {
         plan.label = Some(task.clone());
@@ -64,6 +78,14 @@ pub fn run(
         report::outcome(&plan, &outcome, args.write.diff),
         outcome.recovered,
     ))
+}
+
+fn needs_changeset() -> Error {
+    Error::new(
+        Code::NeedsChangeset,
+        "this is an edit request, not a changeset: `apply` commits what `edit --json` built",
+    )
+    .hint("Run `git identedit edit --json < request.json > changeset.json`, inspect it, then `git identedit apply changeset.json`.")
 }
 
 /// Reads the plan from stdin (`-`) or a file relative to the current directory.

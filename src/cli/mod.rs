@@ -8,6 +8,7 @@ pub mod handoff;
 pub mod info;
 pub mod output;
 pub mod patch;
+pub mod pipeline;
 pub mod read;
 
 use clap::{Parser, Subcommand, ValueEnum};

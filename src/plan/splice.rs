@@ -38,6 +38,29 @@ pub fn order(splices: &mut [Splice]) -> Result<(), Overlap> {
     Ok(())
 }
 
+/// The stricter rule of identedit's edit requests, on splices already [`order`]ed: an
+/// insertion may not sit at the start or end of a rewrite (a non-empty range), because which
+/// side of the rewritten text it lands on would depend on the order of the operations.
+pub fn touching(splices: &[Splice]) -> Result<(), Overlap> {
+    for (i, insert) in splices.iter().enumerate() {
+        if !insert.range.is_empty() {
+            continue;
+        }
+        let at = insert.range.start;
+        let neighbours = splices[i.saturating_sub(2)..splices.len().min(i + 3)].iter();
+        if let Some(rewrite) = neighbours
+            .filter(|s| !s.range.is_empty() && s.op != insert.op)
+            .find(|s| s.range.start == at || s.range.end == at)
+        {
+            return Err(Overlap {
+                first: insert.op.min(rewrite.op),
+                second: insert.op.max(rewrite.op),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Applies ordered, non-overlapping splices to `original`.
 pub fn apply(original: &[u8], splices: &[Splice]) -> Vec<u8> {
     let grown: usize = splices.iter().map(|s| s.text.len()).sum();
@@ -126,6 +149,23 @@ mod tests {
                 second: 4
             })
         );
+    }
+
+    #[test]
+    fn strict_rule_refuses_an_insert_at_a_rewrite_edge() {
+        let mut edge = vec![splice(3..5, "x", 0), splice(5..5, "z", 1)];
+        assert_eq!(order(&mut edge), Ok(()));
+        let refused = Err(Overlap {
+            first: 0,
+            second: 1,
+        });
+        assert_eq!(touching(&edge), refused);
+        let mut start = vec![splice(3..3, "z", 1), splice(3..5, "x", 0)];
+        assert_eq!(order(&mut start), Ok(()));
+        assert_eq!(touching(&start), refused);
+        let mut apart = vec![splice(2..2, "z", 1), splice(3..5, "x", 0)];
+        assert_eq!(order(&mut apart), Ok(()));
+        assert_eq!(touching(&apart), Ok(()));
     }
 
     fn edits_strategy() -> impl Strategy<Value = (String, Vec<Splice>)> {

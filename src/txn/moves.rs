@@ -1,11 +1,18 @@
 //! Moves (renames): the source is read and edited once, like any edited file, then published
 //! as two changes of the one transaction: the source deleted, and the destination created (or,
 //! with `--overwrite`, replaced) with the edited bytes and the source's permissions.
+//!
+//! Chains (`a → b`, `b → c`) are computed from the pre-images, so their order does not
+//! matter: `b` becomes one change carrying `a`'s bytes. Cycles are refused. Structure moves
+//! (`NodeOp::MoveIn`) get their bytes here, before any file is resolved.
 
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::error::{Code, Error, Result};
-use crate::plan::{Digest, OpKind, PathSpec, Plan};
+use crate::lang::gate::SourceTree;
+use crate::plan::{Digest, NodeOp, OpKind, PathSpec, Plan, Target};
 use crate::target::path::{self, TargetPath};
 use crate::target::snapshot;
 use crate::target::workspace::Workspace;
@@ -34,6 +41,7 @@ pub fn split(
     let origin = &plan.ops[index].origin;
     let located = |e: Error| e.at(&origin.label()).detail("pointer", origin.pointer());
     let dest = path::resolve(ws, to).map_err(located)?;
+    let chained = sources(ws, plan).contains(&dest.key);
     if dest.key == change.path.key {
         return Err(located(Error::malformed(format!(
             "{} is moved onto itself",
@@ -46,7 +54,8 @@ pub fn split(
         .ok_or_else(|| Error::internal("a moved file has a pre-image"))?;
     let content = change.after.clone().unwrap_or_else(|| before.bytes.clone());
     let digest = change.after_digest.unwrap_or(before.digest);
-    let destination = arrive(&dest, (content, digest), &change, options).map_err(located)?;
+    let destination =
+        arrive(&dest, (content, digest), &change, chained, options).map_err(located)?;
     let source = FileChange {
         action: Action::Deleted,
         after: None,
@@ -63,6 +72,7 @@ fn arrive(
     dest: &TargetPath,
     (content, digest): (Arc<Vec<u8>>, Digest),
     source: &FileChange,
+    chained: bool,
     options: &Options,
 ) -> Result<FileChange> {
     let mut change = FileChange {
@@ -82,6 +92,8 @@ fn arrive(
             change.new_dirs = crate::txn::prepare::missing_dirs(dest)?;
             Ok(change)
         }
+        // The destination moves away itself: `merge_chains` joins the two changes.
+        Err(e) if e.code == Code::TargetExists && chained => Ok(change),
         Err(e) if e.code == Code::TargetExists && options.overwrite => {
             change.before = Some(snapshot::read_any(dest)?);
             change.action = Action::Modified;
@@ -95,4 +107,153 @@ fn arrive(
             Err(e.hint("Move to a free path, or pass --overwrite to replace the destination."))
         }
     }
+}
+
+/// Keys of every file the plan moves away.
+fn sources(ws: &Workspace, plan: &Plan) -> HashSet<String> {
+    plan.ops
+        .iter()
+        .filter(|op| matches!(op.kind, OpKind::Move { .. }))
+        .filter_map(|op| path::resolve(ws, &op.path).ok())
+        .map(|p| p.key)
+        .collect()
+}
+
+/// Refuses a cycle of moves (`a → b → a`): every file in it would need to exist twice.
+pub fn refuse_cycles(ws: &Workspace, plan: &Plan) -> Result<()> {
+    let mut next: HashMap<String, (String, usize)> = HashMap::new();
+    for (i, op) in plan.ops.iter().enumerate() {
+        if let OpKind::Move { to } = &op.kind {
+            let (Ok(from), Ok(to)) = (path::resolve(ws, &op.path), path::resolve(ws, to)) else {
+                continue;
+            };
+            next.insert(from.key, (to.key, i));
+        }
+    }
+    for start in next.keys() {
+        let mut seen = vec![];
+        let mut at = start;
+        while let Some((to, i)) = next.get(at) {
+            seen.push(*i);
+            if to == start {
+                seen.sort_unstable();
+                let pointers: Vec<String> =
+                    seen.iter().map(|&i| plan.ops[i].origin.pointer()).collect();
+                return Err(Error::malformed(format!(
+                    "the moves {} form a cycle",
+                    pointers.join(", ")
+                ))
+                .detail("edits", pointers)
+                .hint("Break the cycle: move one file to a free path first, in a separate plan."));
+            }
+            if seen.len() > next.len() {
+                break;
+            }
+            at = to;
+        }
+    }
+    Ok(())
+}
+
+/// Joins the deletion of a file moved away and the creation of the file moved onto its path
+/// (a chain) into one change of that path.
+pub fn merge_chains(changes: Vec<FileChange>) -> Vec<FileChange> {
+    let mut out: Vec<FileChange> = Vec::with_capacity(changes.len());
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for change in changes {
+        let Some(&i) = at.get(&change.path.key) else {
+            at.insert(change.path.key.clone(), out.len());
+            out.push(change);
+            continue;
+        };
+        let (deleted, created) = match (out[i].action, change.action) {
+            (Action::Deleted, Action::Created) => (out[i].clone(), change),
+            (Action::Created, Action::Deleted) => (change, out[i].clone()),
+            _ => {
+                out.push(change);
+                continue;
+            }
+        };
+        let old_len = deleted.before.as_ref().map_or(0, |b| b.bytes.len());
+        let new_len = created.after.as_ref().map_or(0, |a| a.len());
+        out[i] = FileChange {
+            action: Action::Modified,
+            before: deleted.before,
+            ranges: vec![(0..old_len, 0..new_len)],
+            new_dirs: Vec::new(),
+            new_permissions: None,
+            ..created
+        };
+    }
+    out
+}
+
+/// Reads the bytes of every structure the plan moves from its file as it is now, and binds
+/// the removal in that file (`MoveOut`) to the same bytes through its expected digest.
+pub fn materialize<'p>(ws: &Workspace, plan: &'p Plan) -> Result<Cow<'p, Plan>> {
+    let pending = |kind: &OpKind| matches!(kind, OpKind::Targeted { op: NodeOp::MoveIn(m), .. } if m.moved.is_none());
+    if !plan.ops.iter().any(|op| pending(&op.kind)) {
+        return Ok(Cow::Borrowed(plan));
+    }
+    let mut plan = plan.clone();
+    let mut read: HashMap<String, Digest> = HashMap::new();
+    for op in &mut plan.ops {
+        let origin = op.origin.clone();
+        let OpKind::Targeted {
+            op: NodeOp::MoveIn(m),
+            ..
+        } = &mut op.kind
+        else {
+            continue;
+        };
+        let located = |e: Error| e.at(&origin.label()).detail("pointer", origin.pointer());
+        let from = path::resolve(ws, &m.from).map_err(located)?;
+        let before = snapshot::read_text(&from).map_err(located)?;
+        m.moved = Some(structure_bytes(&from, before.text(), &m.source).map_err(located)?);
+        read.insert(from.key, before.digest);
+    }
+    for op in &mut plan.ops {
+        if let OpKind::Targeted {
+            op: NodeOp::MoveOut,
+            expected: expected @ None,
+            ..
+        } = &mut op.kind
+            && let Ok(p) = path::resolve(ws, &op.path)
+        {
+            *expected = read.get(&p.key).copied();
+        }
+    }
+    Ok(Cow::Owned(plan))
+}
+
+/// The bytes of the structure `target` names in `text` (its extent: with attributes, comments
+/// and `export` that belong to it).
+fn structure_bytes(from: &TargetPath, text: &str, target: &Target) -> Result<String> {
+    let provider = crate::lang::provider_for(&from.rel).ok_or_else(|| {
+        Error::new(
+            Code::NoProvider,
+            format!(
+                "{} has no syntax provider: structures cannot be moved out of it",
+                from.rel
+            ),
+        )
+        .detail("path", from.rel.as_str())
+    })?;
+    let parsed = SourceTree::parse(provider, text.as_bytes())?;
+    if parsed.errors > 0 {
+        return Err(Error::new(
+            Code::ParseFailure,
+            format!(
+                "{} does not parse, so its structures cannot be moved",
+                from.rel
+            ),
+        )
+        .detail("path", from.rel.as_str())
+        .detail("stage", "source"));
+    }
+    let (item, _) = crate::target::node::find(&parsed.items, target, text, &from.rel)?;
+    let extent = item.extent(&parsed.tree, text.as_bytes());
+    let bytes = text[extent].to_owned();
+    crate::lang::parse::retire(parsed.tree);
+    Ok(bytes)
 }

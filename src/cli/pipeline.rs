@@ -1,0 +1,117 @@
+//! The build / commit split of identedit's edit requests, on the one engine:
+//! `edit --json` compiles a request, proves it with a dry run and prints the changeset
+//! (never writes); `apply` of a changeset re-proves every operation on the current files,
+//! compares the previews, binds each file to the bytes just proven and commits.
+
+use serde_json::{Map, Value, json};
+
+use crate::error::Result;
+use crate::formats::changeset::{self, Loaded};
+use crate::formats::request::{self, files};
+use crate::plan::{OpKind, PathBase, Plan};
+use crate::report::{self, Report};
+use crate::target::path;
+use crate::target::workspace::Workspace;
+use crate::txn::{self, Options, Outcome, journal::Recovered};
+
+/// `edit --json`: the changeset of the request in `input`.
+pub fn build(ws: &Workspace, input: &[u8], options: Options) -> Result<Report> {
+    let compiled = request::parse(input)?;
+    files::refuse_duplicates(ws, &compiled, PathBase::Cwd)?;
+    let dry = Options {
+        dry_run: true,
+        ..options
+    };
+    let outcome = txn::execute(ws, &compiled.plan, dry).map_err(request::pointed)?;
+    let doc = changeset::build(ws, &compiled, &outcome, PathBase::Cwd)?;
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    let Value::Object(json) = doc else {
+        return Err(crate::error::Error::internal("a changeset is an object"));
+    };
+    Ok(Report {
+        json,
+        text,
+        raw: true,
+        note: String::new(),
+    })
+}
+
+/// `apply CHANGESET [--repair]`.
+pub fn apply(
+    ws: &Workspace,
+    doc: Map<String, Value>,
+    input: &[u8],
+    options: Options,
+    (repair, diff): (bool, bool),
+) -> Result<(Report, Vec<Recovered>)> {
+    let loaded = changeset::load(doc, input, repair)?;
+    files::refuse_duplicates(ws, &loaded.compiled, PathBase::Root)?;
+    let plan = &loaded.compiled.plan;
+    let dry = Options {
+        dry_run: true,
+        ..options
+    };
+    let proven = txn::execute(ws, plan, dry).map_err(request::pointed)?;
+    let verified = changeset::verify(&loaded, &proven)?;
+    let outcome = if options.dry_run {
+        proven
+    } else {
+        txn::execute(ws, &pin(ws, plan, &proven), options).map_err(request::pointed)?
+    };
+    let mut report = report::outcome(plan, &outcome, diff);
+    add_verification(&mut report, &loaded, &verified);
+    Ok((report, outcome.recovered))
+}
+
+/// Every targeted operation bound to the bytes its file had in the proof: if a file changes
+/// before the commit, the commit is refused instead of resolved on other text.
+fn pin(ws: &Workspace, plan: &Plan, proven: &Outcome) -> Plan {
+    let mut plan = plan.clone();
+    for op in &mut plan.ops {
+        let Ok(p) = path::resolve(ws, &op.path) else {
+            continue;
+        };
+        let digest = proven
+            .files
+            .iter()
+            .find(|c| c.path.key == p.key)
+            .and_then(|c| c.digest_before());
+        if let OpKind::Targeted {
+            expected: expected @ None,
+            ..
+        } = &mut op.kind
+        {
+            *expected = digest;
+        }
+    }
+    plan
+}
+
+fn add_verification(report: &mut Report, loaded: &Loaded, verified: &changeset::Verified) {
+    report.json.insert(
+        "changeset".into(),
+        json!({
+            "verified": true,
+            "operations": loaded.compiled.ops.len(),
+            "previews_refreshed": verified.refreshed,
+            "repaired": verified.repaired,
+        }),
+    );
+    let mut lines = String::new();
+    for r in &verified.repaired {
+        lines.push_str(&format!(
+            "repaired {}: line anchor {} moved to line {}\n",
+            r["pointer"].as_str().unwrap_or_default(),
+            r["from_line"],
+            r["to_line"]
+        ));
+    }
+    for p in &verified.refreshed {
+        lines.push_str(&format!("refreshed the preview of {p}\n"));
+    }
+    if report.note.is_empty() {
+        report.text.push_str(&lines);
+    } else {
+        report.note.push_str(&lines);
+    }
+}

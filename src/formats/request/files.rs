@@ -1,0 +1,54 @@
+//! A file named twice in one request or changeset (the same path, an alias such as `./a.py`,
+//! or a hard link of it) is refused: its operations would be proven against two reads.
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+
+use super::Compiled;
+use crate::error::{Code, Error, Result};
+use crate::plan::{PathBase, PathSpec};
+use crate::target::path;
+use crate::target::workspace::Workspace;
+
+fn twice(first: &str, second: &str, rel: &str, how: &str) -> Error {
+    Error::new(
+        Code::InvalidRequest,
+        format!("{second} names {how} {first} ({rel}): list each file once"),
+    )
+    .detail("path", rel)
+    .detail(
+        "request_pointers",
+        vec![first.to_owned(), second.to_owned()],
+    )
+    .hint("Put all operations of a file in one file entry.")
+}
+
+/// Refuses two file entries naming one file. Paths that do not resolve are left to the engine,
+/// which reports them with the operation that names them.
+pub fn refuse_duplicates(ws: &Workspace, compiled: &Compiled, base: PathBase) -> Result<()> {
+    let mut keys: HashMap<String, &str> = HashMap::new();
+    let mut inodes: HashMap<(u64, u64), &str> = HashMap::new();
+    for entry in &compiled.files {
+        let spec = PathSpec {
+            raw: entry.file.clone(),
+            base,
+        };
+        let Ok(p) = path::resolve(ws, &spec) else {
+            continue;
+        };
+        if let Some(first) = keys.insert(p.key.clone(), &entry.pointer) {
+            return Err(twice(first, &entry.pointer, &p.rel, "the same file as"));
+        }
+        if let Ok(meta) = std::fs::metadata(&p.abs)
+            && let Some(first) = inodes.insert((meta.dev(), meta.ino()), &entry.pointer)
+        {
+            return Err(twice(
+                first,
+                &entry.pointer,
+                &p.rel,
+                "a hard link of the file of",
+            ));
+        }
+    }
+    Ok(())
+}
