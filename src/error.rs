@@ -217,7 +217,7 @@ pub const CODES: &[CodeInfo] = &[
     info(
         Code::InvalidRequest,
         "invalid_request",
-        "refresh_anchors",
+        "fix_request",
         EXIT_REFUSED,
         "an edit request or changeset does not fit the files: stale line anchors (`line_check` with mismatches and remap candidates) or a file listed twice",
     ),

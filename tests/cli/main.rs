@@ -1,6 +1,7 @@
 //! End-to-end tests: the real binary in temp git repositories.
 
 mod apply;
+mod changeset;
 mod common;
 mod concurrency;
 mod crash;

@@ -305,6 +305,9 @@ pub fn pointed(mut error: Error) -> Error {
     }
     if error.code == Code::PreconditionFailed && error.details.contains_key("line_check") {
         error.code = Code::InvalidRequest;
+        error.hint = Some(
+            "Inspect `line_check` (mismatches, remap_candidates), refresh the anchors with `read --mode line` and rebuild once; a changeset whose lines only moved applies with `apply --repair`.".into(),
+        );
     }
     error
 }
