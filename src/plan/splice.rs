@@ -19,10 +19,11 @@ pub struct Overlap {
     pub second: usize,
 }
 
-/// Sorts splices by position and refuses overlaps. Two splices overlap when their ranges share
+/// Sorts splices by position (ties by operation, so the pair reported does not depend on the
+/// order the splices arrive in) and refuses overlaps. Two splices overlap when their ranges share
 /// a byte, or when both are insertions (empty ranges) at the same point; adjacent ranges do not.
 pub fn order(splices: &mut [Splice]) -> Result<(), Overlap> {
-    splices.sort_by_key(|s| (s.range.start, s.range.end));
+    splices.sort_by_key(|s| (s.range.start, s.range.end, s.op));
     for pair in splices.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
         let shares_bytes = b.range.start < a.range.end;
@@ -191,6 +192,31 @@ mod tests {
     }
 
     proptest! {
+        /// Which conflict is reported depends on positions, never on the order the
+        /// operations were given in.
+        #[test]
+        fn conflicts_do_not_depend_on_operation_order(
+            raw in prop::collection::vec((0usize..12, 0usize..3), 1..6),
+            seed in any::<u64>(),
+        ) {
+            let splices: Vec<Splice> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(start, len))| splice(start..start + len, "x", i))
+                .collect();
+            let verdict = |mut list: Vec<Splice>| order(&mut list).and_then(|()| touching(&list));
+            let mut shuffled = splices.clone();
+            let n = shuffled.len();
+            for i in 0..n {
+                let j = (seed.wrapping_mul(i as u64 + 7) % n as u64) as usize;
+                shuffled.swap(i, j);
+            }
+            let mut reversed = splices.clone();
+            reversed.reverse();
+            prop_assert_eq!(verdict(splices.clone()), verdict(shuffled));
+            prop_assert_eq!(verdict(splices), verdict(reversed));
+        }
+
         #[test]
         fn applying_then_inverting_reproduces_the_input((text, mut splices) in edits_strategy()) {
             prop_assert!(order(&mut splices).is_ok());

@@ -277,8 +277,25 @@ fn entry(
             moves: compiled.moves,
         });
     }
+    let renames = entry.ops.iter().filter(|&&k| is_file_move(&out.ops[k]));
+    if renames.count() > 0 && entry.ops.len() > 1 {
+        let pointers: Vec<String> = entry
+            .ops
+            .iter()
+            .map(|&k| out.ops[k].origin.pointer())
+            .collect();
+        return Err(bad(
+            &at,
+            "a file that is moved takes no other operation: edit it in another request",
+        )
+        .detail("request_pointers", pointers));
+    }
     out.files.push(entry);
     Ok(())
+}
+
+fn is_file_move(op: &RequestOp) -> bool {
+    op.op.get("type").and_then(Value::as_str) == Some("move")
 }
 
 /// Adds `request_pointers` to an engine error from the pointers it carries (`pointer`, the
@@ -311,3 +328,6 @@ pub fn pointed(mut error: Error) -> Error {
     }
     error
 }
+
+#[cfg(test)]
+mod tests;
