@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::formats::changeset::{self, Loaded};
 use crate::formats::request::{self, files};
 use crate::plan::{OpKind, PathBase, Plan};
@@ -22,11 +22,12 @@ pub fn build(ws: &Workspace, input: &[u8], options: Options) -> Result<Report> {
         dry_run: true,
         ..options
     };
-    let outcome = txn::execute(ws, &compiled.plan, dry).map_err(request::pointed)?;
+    let outcome =
+        txn::execute(ws, &compiled.plan, dry).map_err(|e| located(ws, &compiled.plan, e))?;
     let doc = changeset::build(ws, &compiled, &outcome, PathBase::Cwd)?;
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     let Value::Object(json) = doc else {
-        return Err(crate::error::Error::internal("a changeset is an object"));
+        return Err(Error::internal("a changeset is an object"));
     };
     Ok(Report {
         json,
@@ -51,16 +52,37 @@ pub fn apply(
         dry_run: true,
         ..options
     };
-    let proven = txn::execute(ws, plan, dry).map_err(request::pointed)?;
+    let proven = txn::execute(ws, plan, dry).map_err(|e| located(ws, plan, e))?;
     let verified = changeset::verify(&loaded, &proven)?;
     let outcome = if options.dry_run {
         proven
     } else {
-        txn::execute(ws, &pin(ws, plan, &proven), options).map_err(request::pointed)?
+        txn::execute(ws, &pin(ws, plan, &proven), options).map_err(|e| located(ws, plan, e))?
     };
     let mut report = report::outcome(plan, &outcome, diff);
     add_verification(&mut report, &loaded, &verified);
     Ok((report, outcome.recovered))
+}
+
+/// An engine error with `request_pointers`: the operations it names, or else every operation
+/// of the file it is about (a result that does not parse).
+fn located(ws: &Workspace, plan: &Plan, error: Error) -> Error {
+    let error = request::pointed(error);
+    let rel = match error.details.get("path") {
+        Some(Value::String(rel)) if !error.details.contains_key("request_pointers") => rel.clone(),
+        _ => return error,
+    };
+    let mut pointers: Vec<String> = Vec::new();
+    for op in &plan.ops {
+        let pointer = op.origin.pointer();
+        if path::resolve(ws, &op.path).is_ok_and(|p| p.rel == rel) && !pointers.contains(&pointer) {
+            pointers.push(pointer);
+        }
+    }
+    match pointers.is_empty() {
+        true => error,
+        false => error.detail("request_pointers", pointers),
+    }
 }
 
 /// Every targeted operation bound to the bytes its file had in the proof: if a file changes

@@ -334,6 +334,13 @@ fn errors_point_into_single_and_batch_requests() {
             "plan_malformed",
             json!([""]),
         ),
+        (
+            json!({"command": "edit", "files": [{"file": "a.py", "operations": [ok]},
+                {"file": "b.py", "operations": [{"target": {"type": "file_end"},
+                                                 "op": {"type": "insert", "new_text": "def (:\n"}}]}]}),
+            "parse_failure",
+            json!(["/files/1/operations/0"]),
+        ),
     ];
     for (request, expected_code, pointers) in cases {
         let doc = refused(&repo, &["edit", "--json"], &request.to_string());

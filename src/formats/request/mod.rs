@@ -141,9 +141,14 @@ pub fn parse(input: &[u8]) -> Result<Compiled> {
 
 /// Whether a JSON document is an edit request (`command: "edit"`, or the request shapes).
 pub fn is_request(doc: &Map<String, Value>) -> bool {
+    let batch = || {
+        doc.get("files")
+            .and_then(Value::as_array)
+            .is_some_and(|f| f.iter().any(|e| e.get("operations").is_some()))
+    };
     match doc.get("command") {
         Some(Value::String(c)) => c == "edit",
-        _ => doc.contains_key("operations") && doc.contains_key("file"),
+        _ => doc.contains_key("operations") || batch(),
     }
 }
 
