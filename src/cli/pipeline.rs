@@ -17,7 +17,7 @@ use crate::txn::{self, Options, Outcome, journal::Recovered};
 /// `edit --json`: the changeset of the request in `input`.
 pub fn build(ws: &Workspace, input: &[u8], options: Options) -> Result<Report> {
     let compiled = request::parse(input)?;
-    files::refuse_duplicates(ws, &compiled, PathBase::Cwd)?;
+    files::check_entries(ws, &compiled, PathBase::Cwd)?;
     let dry = Options {
         dry_run: true,
         ..options
@@ -46,7 +46,7 @@ pub fn apply(
     (repair, diff): (bool, bool),
 ) -> Result<(Report, Vec<Recovered>)> {
     let loaded = changeset::load(doc, input, repair)?;
-    files::refuse_duplicates(ws, &loaded.compiled, PathBase::Root)?;
+    files::check_entries(ws, &loaded.compiled, PathBase::Root)?;
     let plan = &loaded.compiled.plan;
     let dry = Options {
         dry_run: true,

@@ -369,9 +369,11 @@ fn overlap_error(plan: &Plan, overlap: splice::Overlap, path: &TargetPath, what:
             path.rel
         )
     };
+    let mut edits = vec![first.pointer(), second.pointer()];
+    edits.dedup();
     Error::new(Code::EditsOverlap, message)
         .detail("path", path.rel.as_str())
-        .detail("edits", vec![first.pointer(), second.pointer()])
+        .detail("edits", edits)
         .hint(
             "Edits of one file all resolve against the file as read; merge the two into one edit.",
         )

@@ -329,6 +329,17 @@ fn errors_point_into_single_and_batch_requests() {
             json!(["/files/1/operations/0"]),
         ),
         (
+            json!({"command": "edit", "files": [{"file": "a.py", "operations": [ok]},
+                                                {"file": "gone.py", "operations": []}]}),
+            "input_not_found",
+            json!(["/files/1"]),
+        ),
+        (
+            json!({"command": "edit", "file": "../a.py", "operations": [ok]}),
+            "path_refused",
+            json!(["/file"]),
+        ),
+        (
             json!({"command": "edit", "file": "a.py", "operations": [],
                    "files": [{"file": "b.py", "operations": []}]}),
             "plan_malformed",
@@ -416,4 +427,30 @@ fn a_file_listed_twice_is_refused_also_through_an_alias_or_a_hard_link() {
             json!(["/files/0", "/files/1"])
         );
     }
+}
+
+#[test]
+fn a_changeset_re_resolves_on_current_bytes_and_refreshes_moved_previews() {
+    let repo = Repo::new();
+    repo.write("m.py", "def f():\n    return 1\n");
+    let f = handle(&repo, "m.py", "f");
+    let request = json!({"command": "edit", "file": "m.py", "operations": [
+        {"target": node(&f), "op": {"type": "replace", "new_text": "def f():\n    return 2"}}]});
+    let changeset = built(&repo, &request);
+    repo.write("m.py", "import os\n\n\ndef f():\n    return 1\n");
+    let wrapped = json!({"command": "apply", "changeset": changeset});
+    let (status, doc) = repo.json_stdin(&["apply", "-"], &wrapped.to_string());
+    assert_eq!(status, 0, "{doc}");
+    assert_eq!(
+        doc["changeset"]["previews_refreshed"],
+        json!(["/files/0/operations/0"])
+    );
+    assert_eq!(repo.text("m.py"), "import os\n\n\ndef f():\n    return 2\n");
+    // Applied once: the node it captured is gone.
+    let doc = refused(&repo, &["apply", "-"], &changeset.to_string());
+    assert_eq!(code(&doc), "target_missing", "{doc}");
+    assert_eq!(
+        doc["error"]["request_pointers"],
+        json!(["/files/0/operations/0"])
+    );
 }

@@ -1,5 +1,6 @@
-//! A file named twice in one request or changeset (the same path, an alias such as `./a.py`,
-//! or a hard link of it) is refused: its operations would be proven against two reads.
+//! The file entries of a request or changeset: each names an existing file inside the
+//! workspace, and no file is named twice (the same path, an alias such as `./a.py`, or a hard
+//! link of it): its operations would be proven against two reads.
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
@@ -23,9 +24,9 @@ fn twice(first: &str, second: &str, rel: &str, how: &str) -> Error {
     .hint("Put all operations of a file in one file entry.")
 }
 
-/// Refuses two file entries naming one file. Paths that do not resolve are left to the engine,
-/// which reports them with the operation that names them.
-pub fn refuse_duplicates(ws: &Workspace, compiled: &Compiled, base: PathBase) -> Result<()> {
+/// Refuses a file entry whose path is refused or missing (an entry without operations too),
+/// and two file entries naming one file.
+pub fn check_entries(ws: &Workspace, compiled: &Compiled, base: PathBase) -> Result<()> {
     let mut keys: HashMap<String, &str> = HashMap::new();
     let mut inodes: HashMap<(u64, u64), &str> = HashMap::new();
     for entry in &compiled.files {
@@ -33,9 +34,16 @@ pub fn refuse_duplicates(ws: &Workspace, compiled: &Compiled, base: PathBase) ->
             raw: entry.file.clone(),
             base,
         };
-        let Ok(p) = path::resolve(ws, &spec) else {
-            continue;
+        let place = match entry.pointer.as_str() {
+            "" => "/file".to_owned(),
+            entry => entry.to_owned(),
         };
+        let located = |e: Error| e.detail("request_pointers", vec![place.clone()]);
+        let p = path::resolve(ws, &spec).map_err(located)?;
+        if let Err(e) = std::fs::symlink_metadata(&p.abs) {
+            let what = format!("{} names {}", place, p.rel);
+            return Err(located(Error::io(&what, &e).detail("path", p.rel.as_str())));
+        }
         if let Some(first) = keys.insert(p.key.clone(), &entry.pointer) {
             return Err(twice(first, &entry.pointer, &p.rel, "the same file as"));
         }
