@@ -119,32 +119,35 @@ fn sources(ws: &Workspace, plan: &Plan) -> HashSet<String> {
         .collect()
 }
 
-/// Refuses a cycle of moves (`a → b → a`): every file in it would need to exist twice.
+/// Refuses two moves onto one path and a cycle of moves (`a → b → a`: every file in it would
+/// need to exist twice).
 pub fn refuse_cycles(ws: &Workspace, plan: &Plan) -> Result<()> {
     let mut next: HashMap<String, (String, usize)> = HashMap::new();
+    let mut arrivals: HashMap<String, usize> = HashMap::new();
     for (i, op) in plan.ops.iter().enumerate() {
         if let OpKind::Move { to } = &op.kind {
             let (Ok(from), Ok(to)) = (path::resolve(ws, &op.path), path::resolve(ws, to)) else {
                 continue;
             };
+            if let Some(first) = arrivals.insert(to.key.clone(), i) {
+                return Err(graph_error(
+                    plan,
+                    vec![first, i],
+                    &format!("move two files onto {}", to.rel),
+                ));
+            }
             next.insert(from.key, (to.key, i));
         }
     }
-    for start in next.keys() {
+    let mut starts: Vec<&String> = next.keys().collect();
+    starts.sort();
+    for start in starts {
         let mut seen = vec![];
         let mut at = start;
         while let Some((to, i)) = next.get(at) {
             seen.push(*i);
             if to == start {
-                seen.sort_unstable();
-                let pointers: Vec<String> =
-                    seen.iter().map(|&i| plan.ops[i].origin.pointer()).collect();
-                return Err(Error::malformed(format!(
-                    "the moves {} form a cycle",
-                    pointers.join(", ")
-                ))
-                .detail("edits", pointers)
-                .hint("Break the cycle: move one file to a free path first, in a separate plan."));
+                return Err(graph_error(plan, seen, "form a cycle"));
             }
             if seen.len() > next.len() {
                 break;
@@ -153,6 +156,14 @@ pub fn refuse_cycles(ws: &Workspace, plan: &Plan) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn graph_error(plan: &Plan, mut ops: Vec<usize>, what: &str) -> Error {
+    ops.sort_unstable();
+    let pointers: Vec<String> = ops.iter().map(|&i| plan.ops[i].origin.pointer()).collect();
+    Error::malformed(format!("the moves {} {what}", pointers.join(", ")))
+        .detail("edits", pointers)
+        .hint("Give every file its own free destination; break a cycle by moving one file to a free path in a separate plan.")
 }
 
 /// Joins the deletion of a file moved away and the creation of the file moved onto its path

@@ -45,18 +45,27 @@ fn a_structure_moves_to_another_file_byte_for_byte() {
     );
     repo.write("y.rs", "fn c() {}\n");
     repo.write("z.rs", "const Z: u8 = 1;\n");
+    let c = handle(&repo, "y.rs", "c");
+    let table = json!({"c": {"identity": c["identity"], "kind": c["kind"],
+                             "expected_old_hash": c["expected_old_hash"]}});
     let request = json!({"command": "edit", "files": [
+        {"file": "y.rs", "handle_table": table, "operations": []},
         {"file": "x.rs", "operations": [
             {"target": {"type": "symbol", "name": "b"},
              "op": {"type": "move_to_after", "destination_file": "y.rs",
-                    "destination": {"type": "symbol", "name": "c"}, "prefix": "\n\n"}},
+                    "destination": {"type": "handle_ref", "ref": "c"}, "prefix": "\n\n"}},
             {"target": {"type": "symbol", "name": "a"},
              "op": {"type": "move_to_before", "destination_file": "z.rs",
                     "destination": {"type": "file_start"}, "suffix": "\n"}}]}]});
     let before = repo.tree();
     let changeset = built(&repo, &request);
     assert_eq!(repo.tree(), before);
-    let moved = &changeset["files"][0]["operations"][0]["preview"]["move"];
+    let moved = &changeset["files"][1]["operations"][0]["preview"]["move"];
+    let recorded_destination = &changeset["files"][1]["operations"][0]["op"]["destination"];
+    assert_eq!(
+        recorded_destination["identity"], c["identity"],
+        "handle resolved"
+    );
     assert_eq!(
         (&moved["from"]["file"], &moved["to"]["file"]),
         (&json!("x.rs"), &json!("y.rs"))
@@ -134,6 +143,14 @@ fn file_moves_chain_in_any_order_and_never_replace_a_file() {
     let cycle =
         json!({"command": "edit", "files": [rename("a.txt", "b.txt"), rename("b.txt", "a.txt")]});
     let doc = refused(&repo, &["edit", "--json"], &cycle.to_string());
+    assert_eq!(code(&doc), "plan_malformed", "{doc}");
+    assert_eq!(
+        doc["error"]["request_pointers"],
+        json!(["/files/0/operations/0", "/files/1/operations/0"])
+    );
+    let both =
+        json!({"command": "edit", "files": [rename("a.txt", "d.txt"), rename("b.txt", "./d.txt")]});
+    let doc = refused(&repo, &["edit", "--json"], &both.to_string());
     assert_eq!(code(&doc), "plan_malformed", "{doc}");
     assert_eq!(
         doc["error"]["request_pointers"],

@@ -13,6 +13,8 @@ pub mod files;
 pub mod ops;
 pub mod targets;
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use crate::error::{Code, Error, Result};
@@ -183,15 +185,16 @@ pub fn compile(doc: &Map<String, Value>, ctx: Ctx, dialect: &'static str) -> Res
             &top,
             "the request needs `file` + `operations` (one file) or `files` (a batch)",
         )),
-        (true, None) => entry(doc, None, &mut out, ctx),
+        (true, None) => entry(doc, None, &mut out, ctx, &HashMap::new()),
         (false, Some(Value::Array(list))) if !list.is_empty() => {
+            let tables = tables(list);
             for (i, item) in list.iter().enumerate() {
                 let at = Located::new(&format!("/files/{i}"), format!("/files/{i}"));
                 let Value::Object(obj) = item else {
                     return Err(bad(&at, "a file entry must be an object"));
                 };
                 keys(obj, &["file", "operations", "handle_table"], &at)?;
-                entry(obj, Some(i), &mut out, ctx)?;
+                entry(obj, Some(i), &mut out, ctx, &tables)?;
             }
             Ok(())
         }
@@ -200,12 +203,23 @@ pub fn compile(doc: &Map<String, Value>, ctx: Ctx, dialect: &'static str) -> Res
     Ok(out)
 }
 
+/// The handle tables of a batch, by file as written.
+fn tables(list: &[Value]) -> HashMap<String, &Map<String, Value>> {
+    list.iter()
+        .filter_map(|e| {
+            let file = e.get("file")?.as_str()?;
+            Some((ops::normal(file), e.get("handle_table")?.as_object()?))
+        })
+        .collect()
+}
+
 /// One file entry (the whole document in the single-file shape; `index` in the batch shape).
 fn entry(
     obj: &Map<String, Value>,
     index: Option<usize>,
     out: &mut Compiled,
     ctx: Ctx,
+    tables: &HashMap<String, &Map<String, Value>>,
 ) -> Result<()> {
     let pointer = index.map(|i| format!("/files/{i}")).unwrap_or_default();
     let at = Located::new(&pointer, pointer.clone());
@@ -262,7 +276,11 @@ fn entry(
         let op_value = op_obj
             .get("op")
             .ok_or_else(|| bad(&op_at, "`op` is required"))?;
-        let compiled = ops::compile(op_value, target, &file, table, &op_at.key("op"), ctx)?;
+        let handles = ops::Handles {
+            own: table,
+            by_file: tables,
+        };
+        let compiled = ops::compile(op_value, target, &file, handles, &op_at.key("op"), ctx)?;
         for (path, kind) in compiled.kinds {
             out.plan.ops.push(Op {
                 path: PathSpec {

@@ -2,6 +2,8 @@
 //! targeted operation, the two halves of a structure move (`MoveOut` in the source file,
 //! `MoveIn` in the destination), or a whole-file move.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use super::targets::{self, TargetSpec};
@@ -15,6 +17,14 @@ use crate::plan::{MoveIn, NodeOp, OpKind, PathBase, PathSpec, Target};
 pub struct Ctx {
     pub base: PathBase,
     pub repair: bool,
+}
+
+/// The handle tables an operation may use: its own file's, and (for a cross-file move's
+/// destination) those of the request's other file entries, by path as written.
+#[derive(Clone, Copy)]
+pub struct Handles<'d> {
+    pub own: Option<&'d Map<String, Value>>,
+    pub by_file: &'d HashMap<String, &'d Map<String, Value>>,
 }
 
 /// One request operation, compiled: plan operations (file, kind) and its canonical JSON.
@@ -34,21 +44,12 @@ fn text<'v>(obj: &'v Map<String, Value>, at: &Located) -> Result<&'v str> {
     }
 }
 
-fn targeted(target: &TargetSpec, op: NodeOp, ctx: Ctx) -> OpKind {
-    OpKind::Targeted {
-        target: target.target.clone().unwrap_or(Target::FileStart),
-        op,
-        expected: target.file_hash,
-        repair: ctx.repair,
-    }
-}
-
 /// Compiles the operation `value` on `target` in `file`.
 pub fn compile(
     value: &Value,
     target: TargetSpec,
     file: &str,
-    table: Option<&Map<String, Value>>,
+    handles: Handles<'_>,
     at: &Located,
     ctx: Ctx,
 ) -> Result<CompiledOp> {
@@ -57,14 +58,18 @@ pub fn compile(
     };
     let kind = req_str(obj, "type", at)?;
     let single = |op: NodeOp| -> Result<CompiledOp> {
-        if target.whole_file {
+        let Some(t) = target.target.clone() else {
             return Err(bad(at, "a `file` target takes only `move`"));
-        }
-        if let Some(t) = &target.target {
-            op.check(t).map_err(|m| bad(at, m))?;
-        }
+        };
+        op.check(&t).map_err(|m| bad(at, m))?;
+        let kind = OpKind::Targeted {
+            target: t,
+            op,
+            expected: target.file_hash,
+            repair: ctx.repair,
+        };
         Ok(CompiledOp {
-            kinds: vec![(file.to_owned(), targeted(&target, op, ctx))],
+            kinds: vec![(file.to_owned(), kind)],
             target: target.json.clone(),
             op: value.clone(),
             moves: false,
@@ -102,7 +107,7 @@ pub fn compile(
             })
         }
         "move_before" | "move_after" | "move_to_before" | "move_to_after" => {
-            structure_move(obj, kind, target, file, table, at, ctx)
+            structure_move(obj, kind, target, file, handles, at, ctx)
         }
         "move" => {
             keys(obj, &["type", "to"], at)?;
@@ -163,7 +168,7 @@ fn structure_move(
     kind: &str,
     source: TargetSpec,
     file: &str,
-    table: Option<&Map<String, Value>>,
+    handles: Handles<'_>,
     at: &Located,
     ctx: Ctx,
 ) -> Result<CompiledOp> {
@@ -197,8 +202,11 @@ fn structure_move(
     let dest_value = obj
         .get("destination")
         .ok_or_else(|| bad(at, "`destination` is required"))?;
-    // A cross-file destination's handle_ref names the destination file's table: not ours.
-    let dest_table = if cross { None } else { table };
+    // A cross-file destination's handle_ref names the destination file's table.
+    let dest_table = match cross {
+        true => handles.by_file.get(&normal(&dest_file)).copied(),
+        false => handles.own,
+    };
     let dest = targets::compile(dest_value, dest_table, &at.key("destination"))?;
     let dest_target = match &dest.target {
         Some(Target::Lines { end: Some(_), .. }) | None => {
@@ -245,7 +253,7 @@ fn structure_move(
 
 /// A path as written, without `./` segments (only to catch `move_to_*` onto its own file
 /// early; the engine compares canonical paths).
-fn normal(path: &str) -> String {
+pub fn normal(path: &str) -> String {
     path.split('/')
         .filter(|s| !s.is_empty() && *s != ".")
         .collect::<Vec<_>>()
