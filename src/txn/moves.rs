@@ -7,7 +7,7 @@
 //! (`NodeOp::MoveIn`) get their bytes here, before any file is resolved.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::{Code, Error, Result};
@@ -41,7 +41,7 @@ pub fn split(
     let origin = &plan.ops[index].origin;
     let located = |e: Error| e.at(&origin.label()).detail("pointer", origin.pointer());
     let dest = path::resolve(ws, to).map_err(located)?;
-    let chained = sources(ws, plan).contains(&dest.key);
+    let chained = std::fs::symlink_metadata(&dest.abs).is_ok() && moves_away(ws, plan, &dest.key);
     if dest.key == change.path.key {
         return Err(located(Error::malformed(format!(
             "{} is moved onto itself",
@@ -109,14 +109,12 @@ fn arrive(
     }
 }
 
-/// Keys of every file the plan moves away.
-fn sources(ws: &Workspace, plan: &Plan) -> HashSet<String> {
+/// Whether the plan moves the file with this key away (the start of a chain).
+fn moves_away(ws: &Workspace, plan: &Plan, key: &str) -> bool {
     plan.ops
         .iter()
         .filter(|op| matches!(op.kind, OpKind::Move { .. }))
-        .filter_map(|op| path::resolve(ws, &op.path).ok())
-        .map(|p| p.key)
-        .collect()
+        .any(|op| path::resolve(ws, &op.path).is_ok_and(|p| p.key == key))
 }
 
 /// Refuses two moves onto one path and a cycle of moves (`a → b → a`: every file in it would
@@ -207,7 +205,7 @@ pub fn materialize<'p>(ws: &Workspace, plan: &'p Plan) -> Result<Cow<'p, Plan>> 
         return Ok(Cow::Borrowed(plan));
     }
     let mut plan = plan.clone();
-    let mut read: HashMap<String, Digest> = HashMap::new();
+    let mut sources: HashMap<String, Source> = HashMap::new();
     for op in &mut plan.ops {
         let origin = op.origin.clone();
         let OpKind::Targeted {
@@ -219,9 +217,14 @@ pub fn materialize<'p>(ws: &Workspace, plan: &'p Plan) -> Result<Cow<'p, Plan>> 
         };
         let located = |e: Error| e.at(&origin.label()).detail("pointer", origin.pointer());
         let from = path::resolve(ws, &m.from).map_err(located)?;
-        let before = snapshot::read_text(&from).map_err(located)?;
-        m.moved = Some(structure_bytes(&from, before.text(), &m.source).map_err(located)?);
-        read.insert(from.key, before.digest);
+        if !sources.contains_key(&from.key) {
+            let source = Source::read(&from).map_err(located)?;
+            sources.insert(from.key.clone(), source);
+        }
+        let source = sources
+            .get(&from.key)
+            .ok_or_else(|| Error::internal("a move's source was read"))?;
+        m.moved = Some(source.bytes(&from, &m.source).map_err(located)?);
     }
     for op in &mut plan.ops {
         if let OpKind::Targeted {
@@ -231,40 +234,60 @@ pub fn materialize<'p>(ws: &Workspace, plan: &'p Plan) -> Result<Cow<'p, Plan>> 
         } = &mut op.kind
             && let Ok(p) = path::resolve(ws, &op.path)
         {
-            *expected = read.get(&p.key).copied();
+            *expected = sources.get(&p.key).map(|s| s.digest);
         }
+    }
+    for source in sources.into_values() {
+        crate::lang::parse::retire(source.parsed.tree);
     }
     Ok(Cow::Owned(plan))
 }
 
-/// The bytes of the structure `target` names in `text` (its extent: with attributes, comments
-/// and `export` that belong to it).
-fn structure_bytes(from: &TargetPath, text: &str, target: &Target) -> Result<String> {
-    let provider = crate::lang::provider_for(&from.rel).ok_or_else(|| {
-        Error::new(
-            Code::NoProvider,
-            format!(
-                "{} has no syntax provider: structures cannot be moved out of it",
-                from.rel
-            ),
-        )
-        .detail("path", from.rel.as_str())
-    })?;
-    let parsed = SourceTree::parse(provider, text.as_bytes())?;
-    if parsed.errors > 0 {
-        return Err(Error::new(
-            Code::ParseFailure,
-            format!(
-                "{} does not parse, so its structures cannot be moved",
-                from.rel
-            ),
-        )
-        .detail("path", from.rel.as_str())
-        .detail("stage", "source"));
+/// A file structures are moved out of, read and parsed once.
+struct Source {
+    text: String,
+    digest: Digest,
+    parsed: SourceTree,
+}
+
+impl Source {
+    fn read(from: &TargetPath) -> Result<Self> {
+        let before = snapshot::read_text(from)?;
+        let provider = crate::lang::provider_for(&from.rel).ok_or_else(|| {
+            Error::new(
+                Code::NoProvider,
+                format!(
+                    "{} has no syntax provider: structures cannot be moved out of it",
+                    from.rel
+                ),
+            )
+            .detail("path", from.rel.as_str())
+        })?;
+        let parsed = SourceTree::parse(provider, &before.bytes)?;
+        if parsed.errors > 0 {
+            return Err(Error::new(
+                Code::ParseFailure,
+                format!(
+                    "{} does not parse, so its structures cannot be moved",
+                    from.rel
+                ),
+            )
+            .detail("path", from.rel.as_str())
+            .detail("stage", "source"));
+        }
+        Ok(Self {
+            text: before.text().to_owned(),
+            digest: before.digest,
+            parsed,
+        })
     }
-    let (item, _) = crate::target::node::find(&parsed.items, target, text, &from.rel)?;
-    let extent = item.extent(&parsed.tree, text.as_bytes());
-    let bytes = text[extent].to_owned();
-    crate::lang::parse::retire(parsed.tree);
-    Ok(bytes)
+
+    /// The bytes of the structure `target` names (its extent: with the attributes, comments
+    /// and `export` that belong to it).
+    fn bytes(&self, from: &TargetPath, target: &Target) -> Result<String> {
+        let text = self.text.as_str();
+        let (item, _) = crate::target::node::find(&self.parsed.items, target, text, &from.rel)?;
+        let extent = item.extent(&self.parsed.tree, text.as_bytes());
+        Ok(text[extent].to_owned())
+    }
 }
