@@ -61,6 +61,11 @@ pub fn run(
             changeset::Kind::Other => {}
         }
     }
+    if args.repair {
+        return Err(super::usage_error(
+            "`--repair` applies to changesets built by `edit --json`",
+        ));
+    }
     let mut plan = formats::compile(&input, args.dialect.or(format_dialect))?;
     if let Some(task) = &args.task {
         plan.label = Some(task.clone());

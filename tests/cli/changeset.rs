@@ -238,6 +238,11 @@ fn tampered_changesets_are_refused_and_write_nothing() {
     let doc = refused(&repo, &["apply", "-"], &request.to_string());
     assert_eq!(code(&doc), "needs_changeset", "{doc}");
     assert_eq!(doc["error"]["next_action"], "compile_with_edit_json");
+    let plan = crate::common::plan(
+        json!({"edits": [{"path": "m.py", "find": "return 1", "replace": "return 3"}]}),
+    );
+    let doc = refused(&repo, &["apply", "-", "--repair"], &plan);
+    assert_eq!(code(&doc), "usage", "--repair is for changesets: {doc}");
 }
 
 #[test]
