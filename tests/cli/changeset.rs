@@ -67,7 +67,7 @@ pub fn refused(repo: &Repo, args: &[&str], stdin: &str) -> Value {
 
 /// The digest `edit --json` puts in a changeset: sha256 of the document without `digest`,
 /// keys sorted.
-fn redigest(changeset: &mut Value) {
+pub fn redigest(changeset: &mut Value) {
     fn canonical(v: &Value) -> String {
         match v {
             Value::Object(map) => {

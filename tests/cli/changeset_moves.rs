@@ -188,3 +188,25 @@ fn a_file_move_is_bound_to_the_bytes_it_was_built_on() {
     assert_eq!(repo.text("sub/a.txt"), "A\n");
     assert!(!repo.exists("a.txt"));
 }
+
+#[test]
+fn a_structure_moves_beside_a_line_and_its_preview_is_guarded() {
+    let repo = Repo::new();
+    repo.write("m.py", "def a():\n    return 1\n\n# tail\n");
+    let (status, lines) = repo.json(&["read", "--mode", "line", "--json", "m.py"]);
+    assert_eq!(status, 0);
+    let tail = lines["files"][0]["handles"][3]["anchor"].clone();
+    let a = handle(&repo, "m.py", "a");
+    let request = json!({"command": "edit", "file": "m.py", "operations": [
+        {"target": node(&a), "op": {"type": "move_after",
+            "destination": {"type": "line", "anchor": tail}, "suffix": "\n"}}]});
+    let changeset = built(&repo, &request);
+    let mut forged = changeset.clone();
+    forged["files"][0]["operations"][0]["preview"]["move"]["to"]["new_text"] = json!("import os\n");
+    crate::changeset::redigest(&mut forged); // a forger who recomputes the digest
+    let doc = refused(&repo, &["apply", "-"], &forged.to_string());
+    assert_eq!(code(&doc), "changeset_tampered", "{doc}");
+    let (status, doc) = apply(&repo, &changeset, &[]);
+    assert_eq!(status, 0, "{doc}");
+    assert_eq!(repo.text("m.py"), "\n\n# tail\ndef a():\n    return 1\n");
+}
