@@ -6,8 +6,8 @@ use clap::Args;
 
 use super::flags::WriteFlags;
 
-use crate::error::{Code, Error, Result};
-use crate::formats::{self, Dialect, changeset};
+use crate::error::{Error, Result};
+use crate::formats::{self, Dialect};
 use crate::report::{self, Report};
 use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
@@ -51,15 +51,11 @@ pub fn run(
         }
         None => read_input(ws, "-")?,
     };
-    if args.dialect.is_none() && format_dialect.is_none() {
-        match changeset::classify(&input) {
-            changeset::Kind::Changeset(doc) => {
-                let modes = (args.repair, args.write.diff);
-                return super::pipeline::apply(ws, doc, &input, args.write.options(), modes);
-            }
-            changeset::Kind::Request => return Err(needs_changeset()),
-            changeset::Kind::Other => {}
-        }
+    if args.dialect.is_none()
+        && format_dialect.is_none()
+        && let Some(routed) = super::pipeline::route(ws, &input, args)
+    {
+        return routed;
     }
     if args.repair {
         return Err(super::usage_error(
@@ -83,14 +79,6 @@ pub fn run(
         report::outcome(&plan, &outcome, args.write.diff),
         outcome.recovered,
     ))
-}
-
-fn needs_changeset() -> Error {
-    Error::new(
-        Code::NeedsChangeset,
-        "this is an edit request, not a changeset: `apply` commits what `edit --json` built",
-    )
-    .hint("Run `git identedit edit --json < request.json > changeset.json`, inspect it, then `git identedit apply changeset.json`.")
 }
 
 /// Reads the plan from stdin (`-`) or a file relative to the current directory.

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::formats::changeset::{self, Loaded};
 use crate::formats::request::{self, files};
 use crate::plan::{OpKind, PathBase, Plan};
@@ -35,6 +35,32 @@ pub fn build(ws: &Workspace, input: &[u8], options: Options) -> Result<Report> {
         raw: true,
         note: String::new(),
     })
+}
+
+/// `apply` of a JSON changeset (applied), an edit request or another tool's changeset
+/// (refused); `None` for every other input.
+pub fn route(
+    ws: &Workspace,
+    input: &[u8],
+    args: &super::apply::ApplyArgs,
+) -> Option<Result<(Report, Vec<Recovered>)>> {
+    match changeset::classify(input) {
+        changeset::Kind::Changeset(doc) => {
+            let modes = (args.repair, args.write.diff);
+            Some(apply(ws, doc, input, args.write.options(), modes))
+        }
+        changeset::Kind::Request => Some(Err(Error::new(
+            Code::NeedsChangeset,
+            "this is an edit request, not a changeset: `apply` commits what `edit --json` built",
+        )
+        .hint("Run `git identedit edit --json < request.json > changeset.json`, inspect it, then `git identedit apply changeset.json`."))),
+        changeset::Kind::Foreign => Some(Err(Error::new(
+            Code::PlanUnsupported,
+            "this changeset was not built by this build's `edit --json` (no `type`, `digest` or previews to re-prove)",
+        )
+        .hint("Rebuild it from the edit request with `git identedit edit --json`."))),
+        changeset::Kind::Other => None,
+    }
 }
 
 /// `apply CHANGESET [--repair]`.

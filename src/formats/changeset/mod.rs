@@ -33,6 +33,8 @@ pub const DIALECT: &str = "changeset";
 /// What a JSON input of `apply` is.
 pub enum Kind {
     Changeset(Map<String, Value>),
+    /// A changeset shape without our type, digest and previews (another tool's).
+    Foreign,
     Request,
     Other,
 }
@@ -48,8 +50,11 @@ pub fn classify(input: &[u8]) -> Kind {
     {
         doc = inner;
     }
+    let foreign = doc.contains_key("transaction") && doc.contains_key("files");
     if doc.get("type").and_then(Value::as_str) == Some(TYPE) {
         Kind::Changeset(doc)
+    } else if foreign && !doc.contains_key("type") {
+        Kind::Foreign
     } else if request::is_request(&doc) {
         Kind::Request
     } else {
