@@ -45,10 +45,7 @@ pub fn route(
     args: &super::apply::ApplyArgs,
 ) -> Option<Result<(Report, Vec<Recovered>)>> {
     match changeset::classify(input) {
-        changeset::Kind::Changeset(doc) => {
-            let modes = (args.repair, args.write.diff);
-            Some(apply(ws, doc, input, args.write.options(), modes))
-        }
+        changeset::Kind::Changeset(doc) => Some(apply(ws, doc, input, args)),
         changeset::Kind::Request => Some(Err(Error::new(
             Code::NeedsChangeset,
             "this is an edit request, not a changeset: `apply` commits what `edit --json` built",
@@ -63,17 +60,18 @@ pub fn route(
     }
 }
 
-/// `apply CHANGESET [--repair]`.
-pub fn apply(
+/// `apply CHANGESET [--repair]`: prove (dry run), compare the previews, commit pinned.
+fn apply(
     ws: &Workspace,
     doc: Map<String, Value>,
     input: &[u8],
-    options: Options,
-    (repair, diff): (bool, bool),
+    args: &super::apply::ApplyArgs,
 ) -> Result<(Report, Vec<Recovered>)> {
-    let loaded = changeset::load(doc, input, repair)?;
+    let mut loaded = changeset::load(doc, input, args.repair)?;
+    loaded.compiled.plan.label = args.task.clone();
     files::check_entries(ws, &loaded.compiled, PathBase::Root)?;
     let plan = &loaded.compiled.plan;
+    let options = args.write.options();
     let dry = Options {
         dry_run: true,
         ..options
@@ -85,7 +83,7 @@ pub fn apply(
     } else {
         txn::execute(ws, &pin(ws, plan, &proven), options).map_err(|e| located(ws, plan, e))?
     };
-    let mut report = report::outcome(plan, &outcome, diff);
+    let mut report = report::outcome(plan, &outcome, args.write.diff);
     add_verification(&mut report, &loaded, &verified);
     Ok((report, outcome.recovered))
 }

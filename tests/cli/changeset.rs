@@ -145,9 +145,14 @@ fn read_edit_apply_round_trip_in_four_languages() {
         let (status, doc) = apply(&repo, &changeset, &["--dry-run"]);
         assert_eq!((status, &doc["dry_run"]), (0, &json!(true)), "{doc}");
         assert_eq!(repo.text(file), source, "a dry run wrote {file}");
-        let (status, doc) = apply(&repo, &changeset, &[]);
+        let (status, doc) = apply(&repo, &changeset, &["--task", "round-trip"]);
         assert_eq!(status, 0, "{file}: {doc}");
         assert_eq!(doc["changeset"]["verified"], true);
+        assert_eq!(
+            doc["plan"],
+            json!({"type": "changeset", "label": "round-trip",
+                                       "sha256": sha256_hex(changeset.to_string().as_bytes())})
+        );
         assert_eq!(repo.text(file), source.replacen(old, new, 1), "{file}");
     }
 }
