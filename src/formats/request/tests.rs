@@ -89,3 +89,10 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn requests_and_changesets_use_the_strict_conflict_rule() {
+    for dialect in [super::DIALECT, crate::formats::changeset::DIALECT] {
+        assert!(crate::plan::STRICT_CONFLICT_DIALECTS.contains(&dialect));
+    }
+}
