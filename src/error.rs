@@ -369,7 +369,14 @@ impl Error {
         let mut v = serde_json::json!({
             "code": self.code.as_str(), "message": self.message, "next_action": self.code.next_action(),
         });
-        for key in ["pointer", "path", "input_line", "lines", "closest"] {
+        for key in [
+            "pointer",
+            "path",
+            "input_line",
+            "lines",
+            "closest",
+            "line_check",
+        ] {
             if let (Some(value), Some(obj)) = (self.details.get(key), v.as_object_mut()) {
                 obj.insert(key.to_owned(), value.clone());
             }

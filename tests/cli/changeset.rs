@@ -35,6 +35,12 @@ pub fn anchor(repo: &Repo, file: &str, n: usize) -> String {
         .to_owned()
 }
 
+/// `anchor` with another line number (a stale anchor whose line moved).
+fn anchor_of(anchor: &str, line: usize) -> String {
+    let hash = anchor.split_once(':').expect("LINE:HASH").1;
+    format!("{line}:{hash}")
+}
+
 /// `edit --json` on `request`; the tree must be untouched whatever the outcome.
 pub fn build(repo: &Repo, request: &Value) -> (i32, Value) {
     let before = repo.tree();
@@ -271,6 +277,18 @@ fn stale_line_anchors_are_reported_as_fields_and_repaired_only_when_unique() {
     let doc = refused(&repo, &["edit", "--json"], &request.to_string());
     assert_eq!(code(&doc), "invalid_request");
     assert_eq!(doc["error"]["request_pointers"], json!(["/operations/0"]));
+    let mut two = request.clone();
+    let stale = json!({"target": {"type": "line", "anchor": anchor_of(&four, 9)},
+                       "op": {"type": "delete"}});
+    two["operations"].as_array_mut().expect("list").push(stale);
+    let doc = refused(&repo, &["edit", "--json"], &two.to_string());
+    let check = &doc["error"]["line_check"];
+    assert_eq!(check["summary"]["mismatched"], 2, "{doc}");
+    assert_eq!(check["mismatches"][1]["remap_candidates"], json!([5]));
+    assert_eq!(
+        doc["error"]["request_pointers"],
+        json!(["/operations/0", "/operations/1"])
+    );
     let (status, doc) = apply(&repo, &changeset, &["--repair"]);
     assert_eq!(status, 0, "{doc}");
     assert_eq!(

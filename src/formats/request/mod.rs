@@ -344,12 +344,34 @@ pub fn pointed(mut error: Error) -> Error {
         error = error.detail("request_pointers", pointers);
     }
     if error.code == Code::PreconditionFailed && error.details.contains_key("line_check") {
+        if let Some(all) = combined_line_check(&error) {
+            error.details.insert("line_check".into(), all);
+        }
         error.code = Code::InvalidRequest;
         error.hint = Some(
             "Inspect `line_check` (mismatches, remap_candidates), refresh the anchors with `read --mode line` and rebuild once; a changeset whose lines only moved applies with `apply --repair`.".into(),
         );
     }
     error
+}
+
+/// One `line_check` for every stale anchor of a combined failure (each failure carries its
+/// own): all mismatches, and the summary counted over them.
+fn combined_line_check(error: &Error) -> Option<Value> {
+    let Some(Value::Array(failures)) = error.details.get("failures") else {
+        return None;
+    };
+    let mismatches: Vec<Value> = failures
+        .iter()
+        .filter_map(|f| f.get("line_check")?.get("mismatches")?.as_array().cloned())
+        .flatten()
+        .collect();
+    let candidates = |m: &Value| m["remap_candidates"].as_array().map_or(0, Vec::len);
+    let remappable = mismatches.iter().filter(|m| candidates(m) == 1).count();
+    let ambiguous = mismatches.iter().filter(|m| candidates(m) > 1).count();
+    Some(serde_json::json!({"ok": false, "mismatches": mismatches,
+        "summary": {"total": mismatches.len(), "matched": 0, "mismatched": mismatches.len(),
+                    "remappable": remappable, "ambiguous": ambiguous}}))
 }
 
 #[cfg(test)]
