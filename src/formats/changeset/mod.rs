@@ -46,7 +46,7 @@ pub fn classify(input: &[u8]) -> Kind {
         return Kind::Other;
     };
     if doc.get("command").and_then(Value::as_str) == Some("apply")
-        && let Some(Value::Object(inner)) = doc.remove("changeset")
+        && let Some(Value::Object(inner)) = doc.shift_remove("changeset")
     {
         doc = inner;
     }
@@ -208,7 +208,7 @@ pub fn load(mut doc: Map<String, Value>, input: &[u8], repair: bool) -> Result<L
         )
         .hint("Rebuild the changeset with this build's `edit --json`."));
     }
-    let Some(Value::String(digest)) = doc.remove("digest") else {
+    let Some(Value::String(digest)) = doc.shift_remove("digest") else {
         return Err(tampered("the changeset has no `digest`"));
     };
     let actual = canonical_digest(&Value::Object(doc.clone())).to_hex();

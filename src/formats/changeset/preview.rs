@@ -101,7 +101,7 @@ impl<'o> Facts<'o> {
         match <[Value; 1]>::try_from(splices) {
             Ok([mut one]) => {
                 if let Some(obj) = one.as_object_mut() {
-                    obj.remove("file");
+                    obj.shift_remove("file");
                 }
                 one
             }
