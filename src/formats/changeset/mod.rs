@@ -122,45 +122,14 @@ pub fn build(
         let sha256 = facts.sha256(&path.key);
         let mut operations = Vec::with_capacity(entry.ops.len());
         for &i in &entry.ops {
-            let op = &compiled.ops[i];
-            let pointer = op.origin.pointer();
-            let mut target = op.target.clone();
-            let mut recorded = json!({"request_pointer": pointer});
-            let node = facts.node(&pointer, &path.key);
-            let kind = target
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("node")
-                .to_owned();
-            if let (Some(n), true) = (&node, matches!(kind.as_str(), "symbol" | "selector")) {
-                recorded["request_target"] = target.clone();
-                target = json!({"type": "node", "identity": n.identity, "kind": n.kind,
-                                "expected_old_hash": n.hash,
-                                "span_hint": {"start": n.span.start, "end": n.span.end}});
-            }
-            if matches!(kind.as_str(), "file_start" | "file_end" | "file")
-                && target.get("expected_file_hash").is_none()
-            {
-                target["expected_file_hash"] = json!(sha256);
-            }
-            let op_json = root_relative(ws, &op.op, base)?;
-            let mut pre = json!({"file_sha256": sha256});
-            if let Some(n) = node {
-                pre["node"] =
-                    json!({"identity": n.identity, "kind": n.kind, "expected_old_hash": n.hash});
-            }
-            let anchors: Vec<&Value> = ["anchor", "end_anchor"]
-                .iter()
-                .filter_map(|k| target.get(*k))
-                .collect();
-            if !anchors.is_empty() {
-                pre["line_anchors"] = json!(anchors);
-            }
-            recorded["target"] = target;
-            recorded["op"] = op_json.clone();
-            recorded["preconditions"] = pre;
-            recorded["preview"] = facts.preview(&pointer, op.moves, &op_json, &path.rel);
-            operations.push(recorded);
+            let op_json = root_relative(ws, &compiled.ops[i].op, base)?;
+            operations.push(record(
+                &compiled.ops[i],
+                op_json,
+                &path,
+                sha256.as_deref(),
+                &facts,
+            ));
         }
         files.push(json!({"file": path.rel, "sha256": sha256, "operations": operations}));
     }
@@ -173,6 +142,54 @@ pub fn build(
     });
     doc["digest"] = json!(canonical_digest(&doc).to_hex());
     Ok(doc)
+}
+
+/// One operation as the changeset records it: its target bound to what it resolved to, the
+/// preconditions and the preview.
+fn record(
+    op: &request::RequestOp,
+    op_json: Value,
+    path: &path::TargetPath,
+    sha256: Option<&str>,
+    facts: &preview::Facts<'_>,
+) -> Value {
+    let pointer = op.origin.pointer();
+    let mut target = op.target.clone();
+    let mut recorded = json!({"request_pointer": pointer});
+    let node = facts.node(&pointer, &path.key);
+    let kind = target
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("node")
+        .to_owned();
+    if let (Some(n), true) = (&node, matches!(kind.as_str(), "symbol" | "selector")) {
+        recorded["request_target"] = target.clone();
+        target = json!({"type": "node", "identity": n.identity, "kind": n.kind,
+                        "expected_old_hash": n.hash,
+                        "span_hint": {"start": n.span.start, "end": n.span.end}});
+    }
+    if matches!(kind.as_str(), "file_start" | "file_end" | "file")
+        && target.get("expected_file_hash").is_none()
+    {
+        target["expected_file_hash"] = json!(sha256);
+    }
+    let mut pre = json!({"file_sha256": sha256});
+    if let Some(n) = node {
+        pre["node"] = json!({"identity": n.identity, "kind": n.kind, "expected_old_hash": n.hash});
+    }
+    let anchors: Vec<&Value> = ["anchor", "end_anchor"]
+        .iter()
+        .filter_map(|k| target.get(*k))
+        .collect();
+    if !anchors.is_empty() {
+        pre["line_anchors"] = json!(anchors);
+    }
+    let preview = facts.preview(&pointer, op.moves, &op_json, &path.rel);
+    recorded["target"] = target;
+    recorded["op"] = op_json;
+    recorded["preconditions"] = pre;
+    recorded["preview"] = preview;
+    recorded
 }
 
 /// `destination_file` and a file move's `to`, made root-relative.
