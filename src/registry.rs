@@ -20,7 +20,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "edit",
         summary: "one exact find/replace in one file, checked and applied as a transaction",
-        usage: "git identedit edit FILE --find=TEXT --replace=TEXT [--occurrence N | --all] [--expected-sha256 H] [--dry-run] [--diff]",
+        usage: "git identedit edit FILE --find=TEXT --replace=TEXT [--occurrence N | --all] [--expected-sha256 H] [--dry-run] [--diff] | git identedit edit --json < request.json > changeset.json",
     },
     CommandSpec {
         name: "patch",
@@ -35,7 +35,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "apply",
         summary: "apply a source_edit_plan, Aider SEARCH/REPLACE blocks (a whole reply is fine), a Codex `*** Begin Patch` patch or a unified diff, all or nothing; `-` reads stdin",
-        usage: "git identedit apply INPUT|- [--dialect plan|blocks|codex|diff] [--dry-run] [--diff] [--task LABEL] [--stage | --cached]",
+        usage: "git identedit apply INPUT|- [--dialect plan|blocks|codex|diff] [--dry-run] [--diff] [--repair] [--task LABEL] [--stage | --cached]",
     },
     CommandSpec {
         name: "verify",
@@ -80,7 +80,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// Input dialects `apply` understands.
-pub const DIALECTS: &[&str] = &[PLAN_TYPE, "blocks", "codex", "diff"];
+pub const DIALECTS: &[&str] = &[PLAN_TYPE, "blocks", "codex", "diff", "identedit_changeset"];
 
 /// Languages with a syntax provider, their extensions and file names.
 fn languages() -> Value {
@@ -128,7 +128,7 @@ pub fn capabilities() -> Value {
         "input_dialects": DIALECTS,
         "languages": languages(),
         "targets": ["find", "symbol", "node_identity", "selector", "line_anchor", "file_start", "file_end"],
-        "operations": ["replace", "delete", "insert_before", "insert_after", "insert", "scoped_regex"],
+        "operations": ["replace", "delete", "insert_before", "insert_after", "insert", "scoped_regex", "move_before", "move_after", "move_to_before", "move_to_after", "move"],
         "syntax_gate": {"structure_targets": "source and result must parse", "other_edits": "may not raise the error count (--allow-syntax-errors)", "parse_budget_bytes_env": "IDENTEDIT_SYNTAX_MAX_BYTES"},
         "commands": COMMANDS.iter().map(|c| json!({"name": c.name, "summary": c.summary, "usage": c.usage})).collect::<Vec<_>>(),
         "output_formats": ["json", "text"],
@@ -160,6 +160,7 @@ pub fn instructions() -> Value {
             "For exact text, copy what you read into `find`, indentation and line breaks included.",
             "One change in one file: `git identedit edit FILE --find=OLD --replace=NEW --format=json`.",
             "Several changes or files, new files, deletions: write one source_edit_plan and run `git identedit apply - --format=json` with the plan on stdin; everything commits together or not at all.",
+            "Batches of structure, line and file edits (and moves): `git identedit edit --json < request.json > changeset.json` builds a changeset without writing; `apply --dry-run --diff changeset.json` previews; `apply changeset.json` re-proves every precondition and commits. Never edit a changeset by hand (`changeset_tampered`); pass `apply` the changeset, not the request.",
             "Add `--dry-run --diff` to see the exact diff before writing; add `expected_source_sha256` (from an earlier output) to refuse a file that changed since you read it.",
             "Edits of one file all resolve against the file as read, never against each other's results; they must not overlap.",
             "SEARCH/REPLACE blocks, Codex patches and unified diffs go to `git identedit apply -` as they are: blocks and hunks match exactly, then tolerating line endings, trailing whitespace, indentation and Unicode punctuation, always uniquely; a block already applied is reported `already_applied` and not applied twice; if any block fails, nothing is written and `error.details.failures` lists every one.",

@@ -27,6 +27,10 @@ pub struct ApplyArgs {
     /// Input dialect, when detection by content is not wanted.
     #[arg(long, value_enum)]
     pub dialect: Option<Dialect>,
+    /// Changesets: remap a stale line anchor whose line moved to exactly one new place, and
+    /// refresh the previews from the current content (reported).
+    #[arg(long)]
+    pub repair: bool,
 }
 
 /// Applies the input; `format_dialect` is a dialect named through `--format` (`--format blocks`).
@@ -44,6 +48,17 @@ pub fn run(
         }
         None => read_input(ws, "-")?,
     };
+    if args.dialect.is_none()
+        && format_dialect.is_none()
+        && let Some(routed) = super::pipeline::route(ws, &input, args)
+    {
+        return routed;
+    }
+    if args.repair {
+        return Err(super::usage_error(
+            "`--repair` applies to changesets built by `edit --json`",
+        ));
+    }
     let mut plan = formats::compile(&input, args.dialect.or(format_dialect))?;
     if let Some(task) = &args.write.task {
         plan.label = Some(task.clone());

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::flags::{FindFlags, WriteFlags};
 
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::report::Report;
 use crate::target::workspace::Workspace;
@@ -27,17 +27,18 @@ pub struct EditArgs {
     pub find_flags: FindFlags,
     #[command(flatten)]
     pub write: WriteFlags,
-    /// Read the request from stdin as JSON (a source_edit_plan) and answer in JSON.
+    /// Read the request from stdin as JSON and answer in JSON: an identedit edit request
+    /// (`command: "edit"`) prints its changeset without writing; a source_edit_plan is applied.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>)> {
-    let (plan, input) = if args.json {
-        from_stdin(args)?
-    } else {
-        (from_flags(args)?, super::command_line())
-    };
+    if args.json {
+        return from_stdin(ws, args);
+    }
+    let plan = from_flags(args)?;
+    let input = super::command_line();
     super::write::run(ws, "edit", &plan, input, args.write.options(), &args.write)
 }
 
@@ -50,9 +51,9 @@ fn from_flags(args: &EditArgs) -> Result<Plan> {
     Ok(Plan::single("edit_flags", file, "edits", kind))
 }
 
-/// `--json`: the request is a `source_edit_plan` on stdin (identedit's node and line request
-/// shapes need the syntax layer, which this build does not have).
-fn from_stdin(args: &EditArgs) -> Result<(Plan, Vec<u8>)> {
+/// `--json`: an identedit edit request on stdin builds a changeset (nothing is written); a
+/// `source_edit_plan` is applied as before.
+fn from_stdin(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>)> {
     if args.find.is_some() || args.replace.is_some() || args.file.is_some() {
         return Err(super::usage_error(
             "`--json` reads the whole request from stdin; drop FILE, --find and --replace",
@@ -64,12 +65,12 @@ fn from_stdin(args: &EditArgs) -> Result<(Plan, Vec<u8>)> {
         .map_err(|e| Error::io("reading stdin", &e))?;
     let value: serde_json::Value = serde_json::from_slice(&input)
         .map_err(|e| Error::malformed(format!("the request is not valid JSON: {e}")))?;
-    if value.get("type").is_none() && value.get("command").is_some() {
-        return Err(Error::new(
-            Code::PlanUnsupported,
-            "identedit request shapes (`command`, `target`, `op`) are not executable by this build",
-        )
-        .hint("Send a source_edit_plan instead (see `git identedit schema`)."));
+    if value.get("type").is_none() {
+        return Ok((
+            super::pipeline::build(ws, &input, args.write.options())?,
+            Vec::new(),
+        ));
     }
-    Ok((crate::formats::compile(&input, None)?, input))
+    let plan = crate::formats::compile(&input, None)?;
+    super::write::run(ws, "edit", &plan, input, args.write.options(), &args.write)
 }

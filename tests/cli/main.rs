@@ -1,6 +1,8 @@
 //! End-to-end tests: the real binary in temp git repositories.
 
 mod apply;
+mod changeset;
+mod changeset_moves;
 mod common;
 mod concurrency;
 mod crash;
