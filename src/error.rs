@@ -29,6 +29,7 @@ pub enum Code {
     ResourceBusy,
     ApplyFailed,
     Internal,
+    ConfigUnsupported,
 }
 
 /// Everything documented about one code, kept in one place.
@@ -211,6 +212,13 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_INTERNAL,
         "unclassified failure (a bug)",
     ),
+    info(
+        Code::ConfigUnsupported,
+        "config_unsupported",
+        "use_text_or_line_edit",
+        EXIT_REFUSED,
+        "a config path through a YAML anchor, alias, tag or merge key, or a TOML table array",
+    ),
 ];
 
 impl Code {
@@ -388,6 +396,7 @@ mod tests {
             Code::ResourceBusy,
             Code::ApplyFailed,
             Code::Internal,
+            Code::ConfigUnsupported,
         ];
         for code in all {
             assert!(

@@ -3,10 +3,12 @@
 //! A plan is pure data, in input order: no I/O happens here. Paths are still as written by
 //! the caller (with the base they are relative to); `target::path` resolves and checks them.
 
+pub mod config;
 pub mod digest;
 pub mod schema;
 pub mod splice;
 
+pub use config::{ConfigAction, ConfigOp};
 pub use digest::Digest;
 
 /// One checked change request: every operation commits together or not at all.
@@ -120,6 +122,11 @@ pub enum OpKind {
     Create { content: String },
     /// Delete an existing file.
     Delete { expected: Option<Digest> },
+    /// Set, append or delete the value at a config path of a JSON, YAML or TOML file.
+    Config {
+        config: ConfigOp,
+        expected: Option<Digest>,
+    },
 }
 
 /// An exact find/replace, resolved against the file as read.

@@ -184,16 +184,18 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
                 .collect();
             created(g, content.into_bytes(), budget).map_err(located)
         }
-        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) | OpKind::Move { .. } => {
-            prepare_edits(plan, g, located, options, budget)
-        }
+        OpKind::Edit { .. }
+        | OpKind::Targeted { .. }
+        | OpKind::Block(_)
+        | OpKind::Move { .. }
+        | OpKind::Config { .. } => prepare_edits(plan, g, located, options, budget),
     }
 }
 
 fn edits(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_)
+        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) | OpKind::Config { .. }
     )
 }
 
@@ -308,6 +310,7 @@ fn prepare_edits(
         unchanged.after_digest = unchanged.digest_before();
         return Ok(unchanged);
     }
+    config_result(plan, g, &after)?;
     let rules = Rules::new(structural, options.allow_syntax_errors);
     let syntax = gate::check(
         &g.path.rel,
@@ -331,6 +334,21 @@ fn prepare_edits(
     modified.ranges = ranges;
     modified.syntax = Some(syntax);
     Ok(modified)
+}
+
+/// Several config operations of one file are checked one by one; their combined result must
+/// parse too (TOML: no key defined twice).
+fn config_result(plan: &Plan, g: &Group, after: &[u8]) -> Result<()> {
+    let configs = g
+        .ops
+        .iter()
+        .filter(|&&i| matches!(plan.ops[i].kind, OpKind::Config { .. }));
+    let format = crate::target::config::Format::of(&g.path.rel);
+    match (configs.count(), format, std::str::from_utf8(after)) {
+        (2.., Some(format), Ok(text)) => crate::target::config::check_result(format, text)
+            .map_err(|e| e.detail("path", g.path.rel.as_str())),
+        _ => Ok(()),
+    }
 }
 
 fn overlap_error(plan: &Plan, a: usize, b: usize, path: &TargetPath) -> Error {

@@ -1,0 +1,153 @@
+//! Unit tests of the config engine: the path syntax (proptest round trip) and byte-exact
+//! edits of small documents in each format.
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn run(format: Format, src: &str, path: &str, action: Action, create: bool) -> Result<String> {
+    let request = Request {
+        path: ConfigPath::parse(path).map_err(Error::usage)?,
+        action,
+        create_missing: create,
+        document_index: None,
+    };
+    let edits = plan(format, src, &request)?;
+    Ok(apply(src, &edits))
+}
+
+fn set(v: &str) -> Action {
+    Action::Set(v.into())
+}
+
+#[test]
+fn paths_parse_keys_indices_and_quoted_keys() {
+    let p = ConfigPath::parse(r#"services["sidecar.port"].items[0].name"#).expect("accepted");
+    assert_eq!(
+        p.0,
+        vec![
+            Segment::Key("services".into()),
+            Segment::Key("sidecar.port".into()),
+            Segment::Key("items".into()),
+            Segment::Index(0),
+            Segment::Key("name".into()),
+        ]
+    );
+    assert_eq!(p.render(), r#"services["sidecar.port"].items[0].name"#);
+    assert_eq!(
+        ConfigPath::parse(r#"a["q\"uote"]"#).expect("accepted").0[1],
+        Segment::Key("q\"uote".into())
+    );
+    for bad in [
+        "", "a.", ".a", "a..b", "a[", "a[x]", "a[-1]", "a b", "a[\"x\"", "a]", "a.[0]", "a[0]b",
+    ] {
+        assert!(ConfigPath::parse(bad).is_err(), "{bad:?} should be refused");
+    }
+}
+
+#[test]
+fn json_set_changes_only_the_value_bytes() {
+    let src = "{\n  // keep\n  \"a\": {\"b\": 1},\n  \"c\": [1, 2]\n}\n";
+    let out = run(Format::Json, src, "a.b", set("2"), false).expect("accepted");
+    assert_eq!(
+        out,
+        "{\n  // keep\n  \"a\": {\"b\": 2},\n  \"c\": [1, 2]\n}\n"
+    );
+}
+
+#[test]
+fn json_delete_of_the_last_member_drops_the_comma_before_it() {
+    let src = "{\n  \"a\": 1,\n  \"b\": 2\n}\n";
+    let out = run(Format::Json, src, "b", Action::Delete, false).expect("accepted");
+    assert_eq!(out, "{\n  \"a\": 1\n}\n");
+}
+
+#[test]
+fn json_creation_follows_sorted_keys_and_layout() {
+    let src = "{\n  \"a\": 1,\n  \"c\": 3\n}\n";
+    let out = run(Format::Json, src, "b", set("2"), true).expect("accepted");
+    assert_eq!(out, "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3\n}\n");
+    let out = run(Format::Json, src, "d.e", set("true"), true).expect("accepted");
+    assert_eq!(
+        out,
+        "{\n  \"a\": 1,\n  \"c\": 3,\n  \"d\": {\n    \"e\": true\n  }\n}\n"
+    );
+}
+
+#[test]
+fn crlf_files_get_crlf_in_new_lines() {
+    let src = "a:\r\n  - x\r\n";
+    let out = run(
+        Format::Yaml,
+        src,
+        "a",
+        Action::Append("\"w\"".into()),
+        false,
+    )
+    .expect("accepted");
+    assert_eq!(out, "a:\r\n  - x\r\n  - w\r\n");
+}
+
+#[test]
+fn yaml_scalars_keep_their_quote_style_and_comments() {
+    let src = "a: 'x' # note\nb: \"y\"\nc: z\n";
+    assert_eq!(
+        run(Format::Yaml, src, "a", set("\"it's\""), false).expect("accepted"),
+        "a: 'it''s' # note\nb: \"y\"\nc: z\n"
+    );
+    assert_eq!(
+        run(Format::Yaml, src, "c", set("\"true\""), false).expect("accepted"),
+        "a: 'x' # note\nb: \"y\"\nc: \"true\"\n"
+    );
+}
+
+#[test]
+fn toml_refuses_a_result_that_defines_a_key_twice() {
+    let src = "[a]\nx = 1\n";
+    let request = Request {
+        path: ConfigPath::parse("a.x").expect("accepted"),
+        action: set("2"),
+        create_missing: false,
+        document_index: None,
+    };
+    let edits = plan(Format::Toml, src, &request).expect("accepted");
+    assert_eq!(apply(src, &edits), "[a]\nx = 2\n");
+    let err = check_result(Format::Toml, "[a]\nx = 1\nx = 2\n").expect_err("refused");
+    assert_eq!(err.code, Code::ParseFailure);
+}
+
+#[test]
+fn invalid_values_and_option_mixes_are_usage_errors() {
+    let err = run(Format::Json, "{}", "a", set("bare words"), true).expect_err("refused");
+    assert_eq!(err.code, Code::Usage);
+    let err = run(Format::Json, "{\"a\": []}", "a", Action::Delete, true).expect_err("refused");
+    assert_eq!(err.code, Code::Usage);
+}
+
+fn segment() -> impl Strategy<Value = Segment> {
+    prop_oneof![
+        (0usize..1000).prop_map(Segment::Index),
+        "[a-z_][a-z0-9_-]{0,6}".prop_map(Segment::Key),
+        "[ -~]{0,6}".prop_map(Segment::Key),
+        "\\PC{0,4}".prop_map(Segment::Key),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn rendered_paths_parse_back(segments in prop::collection::vec(segment(), 1..5)) {
+        let path = ConfigPath(segments);
+        prop_assert_eq!(ConfigPath::parse(&path.render()), Ok(path));
+    }
+
+    #[test]
+    fn json_set_on_a_scalar_changes_only_its_bytes(
+        before in -1000i64..1000,
+        after in "[1-9][0-9]{0,4}",
+        pad in "[ \\n]{0,3}",
+    ) {
+        let src = format!("{{{pad}\"k\":{pad}{before},{pad}\"z\": [true]{pad}}}");
+        let out = run(Format::Json, &src, "k", set(&after), false).expect("accepted");
+        prop_assert_eq!(out, src.replacen(&before.to_string(), &after, 1));
+    }
+}
