@@ -86,10 +86,10 @@ pub struct PatchArgs {
     #[arg(long, value_name = "PATH")]
     pub config_path: Option<String>,
     /// With --config-path: set the value (JSON text, or --text-file / --stdin-text).
-    #[arg(long, num_args = 0..=1, value_name = "JSON", allow_hyphen_values = true)]
+    #[arg(long, num_args = 0..=1, value_name = "JSON", allow_negative_numbers = true)]
     pub set_value: Option<Option<String>>,
     /// With --config-path: append to an existing array (JSON text).
-    #[arg(long, num_args = 0..=1, value_name = "JSON", allow_hyphen_values = true)]
+    #[arg(long, num_args = 0..=1, value_name = "JSON", allow_negative_numbers = true)]
     pub append_value: Option<Option<String>>,
     /// With --config-path --set-value: create missing map / table keys.
     #[arg(long)]

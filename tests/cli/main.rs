@@ -3,6 +3,7 @@
 mod apply;
 mod common;
 mod concurrency;
+mod config;
 mod crash;
 mod dialects;
 mod edit;

@@ -15,6 +15,7 @@ mod json;
 pub mod path;
 mod text;
 mod toml;
+pub mod wire;
 mod yaml;
 mod yaml_value;
 

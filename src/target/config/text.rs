@@ -3,6 +3,11 @@
 
 use std::ops::Range;
 
+/// `end` moved back over trailing whitespace (tree-sitter-yaml nodes may end after a newline).
+pub fn trimmed_end(src: &str, end: usize) -> usize {
+    src[..end].trim_end().len()
+}
+
 /// Start of the line holding `pos`.
 pub fn line_start(src: &str, pos: usize) -> usize {
     src[..pos].rfind('\n').map_or(0, |i| i + 1)
@@ -65,6 +70,7 @@ fn line_at(src: &str, start: usize) -> &str {
 /// goes too; when they close their group (`last` in the container) after a blank line, the
 /// blank line before them goes.
 pub fn remove_lines(src: &str, from: usize, to: usize, last: bool) -> Range<usize> {
+    let to = trimmed_end(src, to).max(from);
     let start = line_start(src, from);
     let mut end = next_line(src, to);
     let blank_before = start > 0 && {

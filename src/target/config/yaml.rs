@@ -14,6 +14,7 @@ use tree_sitter::{Node, Tree};
 use super::flow::Flow;
 use super::text::{
     alone_before, column, content_end, indent_at, indent_unit, line_start, remove_lines,
+    trimmed_end,
 };
 use super::yaml_value::{self as render, Quote};
 use super::{Action, ConfigPath, Edit, Job, Segment, mismatch, missing, unsupported};
@@ -419,7 +420,7 @@ fn append(src: &str, seq: Node<'_>, value: &Value, unit: &str) -> Vec<Edit> {
     } else {
         render::flow(value, Quote::Plain, false)
     };
-    let at = content_end(src, last.node.end_byte());
+    let at = content_end(src, trimmed_end(src, last.node.end_byte()));
     vec![Edit::insert(at, format!("\n{indent}- {item}"))]
 }
 
@@ -502,6 +503,6 @@ fn create(
     let Some(last) = list.last() else {
         return Ok(Vec::new());
     };
-    let at = content_end(src, last.node.end_byte());
+    let at = content_end(src, trimmed_end(src, last.node.end_byte()));
     Ok(vec![Edit::insert(at, format!("\n{indent}{text}"))])
 }
