@@ -151,3 +151,62 @@ proptest! {
         prop_assert_eq!(out, src.replacen(&before.to_string(), &after, 1));
     }
 }
+
+/// Several config operations on one file in one plan: disjoint ones apply together (each
+/// resolved against the original bytes), overlapping ones are refused and nothing is written.
+#[test]
+fn config_ops_of_one_plan_apply_together_unless_they_overlap() {
+    use crate::plan::{ConfigOp, Op, Origin, PathBase, PathSpec, Plan};
+    use crate::target::workspace::Workspace;
+    use crate::txn::{Options, execute};
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let file = root.join("c.toml");
+    let before = "[a]\nx = 1\ny = [1, 2]\n";
+    std::fs::write(&file, before).expect("write");
+    let op = |index: usize, path: &str, action: Action| Op {
+        path: PathSpec {
+            raw: "c.toml".into(),
+            base: PathBase::Root,
+        },
+        origin: Origin {
+            list: "operations",
+            index,
+            input_line: None,
+        },
+        kind: op_kind(
+            ConfigOp {
+                path: path.into(),
+                action,
+                create_missing: false,
+                document_index: None,
+            },
+            None,
+        )
+        .expect("valid op"),
+    };
+    let plan = |ops: Vec<Op>| Plan {
+        label: None,
+        dialect: "test",
+        input_sha256: None,
+        ops,
+    };
+    let ws = Workspace::at(root.clone());
+    let overlapping = plan(vec![
+        op(0, "a.y", set("[3]")),
+        op(1, "a.y", Action::Append("4".into())),
+    ]);
+    let err = execute(&ws, &overlapping, Options::default()).expect_err("overlap");
+    assert_eq!(err.code, Code::EditsOverlap);
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), before);
+    let disjoint = plan(vec![
+        op(0, "a.x", set("5")),
+        op(1, "a.y", Action::Append("3".into())),
+    ]);
+    execute(&ws, &disjoint, Options::default()).expect("applied");
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read"),
+        "[a]\nx = 5\ny = [1, 2, 3]\n"
+    );
+}
