@@ -287,7 +287,7 @@ pub(crate) fn mismatch(path: &ConfigPath, depth: usize, found: &str) -> Error {
     Error::new(
         Code::TargetMissing,
         format!(
-            "config path `{path}`: `{}` is {found}, which has no {segment}",
+            "config path `{path}`: {} is {found}, which has no {segment}",
             if depth == 0 {
                 "the document".to_owned()
             } else {

@@ -210,3 +210,255 @@ fn config_ops_of_one_plan_apply_together_unless_they_overlap() {
         "[a]\nx = 5\ny = [1, 2, 3]\n"
     );
 }
+
+/// `(format, before, path, action, create_missing, after)`, each written by hand.
+#[test]
+fn edge_layouts_are_edited_in_place() {
+    let append = |v: &str| Action::Append(v.into());
+    let cases: Vec<(Format, &str, &str, Action, bool, &str)> = vec![
+        (
+            Format::Yaml,
+            "a:\n  only: 1\nb: 2\n",
+            "a.only",
+            Action::Delete,
+            false,
+            "a: {}\nb: 2\n",
+        ),
+        (
+            Format::Yaml,
+            "a: [1]\n",
+            "a[0]",
+            Action::Delete,
+            false,
+            "a: []\n",
+        ),
+        (
+            Format::Yaml,
+            "a: 1\nc: 3\n",
+            "b",
+            set("2"),
+            true,
+            "a: 1\nb: 2\nc: 3\n",
+        ),
+        (
+            Format::Yaml,
+            "m: {k: v}\n",
+            "m.z",
+            set("1"),
+            true,
+            "m: {k: v, z: 1}\n",
+        ),
+        (
+            Format::Toml,
+            "[d]\na = 1\nc = 3\n",
+            "d.b",
+            set("2"),
+            true,
+            "[d]\na = 1\nb = 2\nc = 3\n",
+        ),
+        (
+            Format::Yaml,
+            "a:\n  - x\n",
+            "a",
+            set("\"s\""),
+            false,
+            "a: s\n",
+        ),
+        (Format::Yaml, "", "a.b", set("1"), true, "a:\n  b: 1\n"),
+        (
+            Format::Yaml,
+            "# c\n",
+            "a",
+            set("[1]"),
+            true,
+            "# c\na:\n  - 1\n",
+        ),
+        (
+            Format::Yaml,
+            "a:\nb: 1\n",
+            "a",
+            set("{\"k\": [1]}"),
+            false,
+            "a:\n  k:\n    - 1\nb: 1\n",
+        ),
+        (
+            Format::Yaml,
+            "- a\n- b\n",
+            "[0]",
+            set("{\"k\":1,\"j\":2}"),
+            false,
+            "- k: 1\n  j: 2\n- b\n",
+        ),
+        (
+            Format::Yaml,
+            "- a\n- b\n",
+            "[1]",
+            Action::Delete,
+            false,
+            "- a\n",
+        ),
+        (
+            Format::Yaml,
+            "a: 1\n\nb: 2\n\nc: 3\n",
+            "b",
+            Action::Delete,
+            false,
+            "a: 1\n\nc: 3\n",
+        ),
+        (
+            Format::Yaml,
+            "k: v\n",
+            "k",
+            set("\"a: b\""),
+            false,
+            "k: \"a: b\"\n",
+        ),
+        (Format::Yaml, "k: v\n", "k", set("\"-x\""), false, "k: -x\n"),
+        (
+            Format::Yaml,
+            "k: v\n",
+            "k",
+            set("\"no\""),
+            false,
+            "k: \"no\"\n",
+        ),
+        (
+            Format::Toml,
+            "x = [\n  1,\n  2,\n]\n",
+            "x",
+            append("3"),
+            false,
+            "x = [\n  1,\n  2,\n  3,\n]\n",
+        ),
+        (
+            Format::Toml,
+            "x = [\n  1,\n  2,\n]\n",
+            "x[1]",
+            Action::Delete,
+            false,
+            "x = [\n  1,\n]\n",
+        ),
+        (
+            Format::Toml,
+            "[t]\na = 1\n",
+            "top",
+            set("\"v\""),
+            true,
+            "top = \"v\"\n\n[t]\na = 1\n",
+        ),
+        (
+            Format::Toml,
+            "a = 1\n\n[b]\nc = 2\n",
+            "b.d.e",
+            set("1"),
+            true,
+            "a = 1\n\n[b]\nc = 2\n\n[b.d]\ne = 1\n",
+        ),
+        (
+            Format::Toml,
+            "[a]\nx = 1\n\n[z]\n",
+            "a.b.c",
+            set("1"),
+            true,
+            "[a]\nx = 1\n\n[a.b]\nc = 1\n\n[z]\n",
+        ),
+        (
+            Format::Toml,
+            "p.q = 1\n",
+            "p.r",
+            set("2"),
+            true,
+            "p.q = 1\np.r = 2\n",
+        ),
+        (
+            Format::Toml,
+            "t = { a = 1 }\n",
+            "t.b",
+            set("\"x\""),
+            true,
+            "t = { a = 1, b = \"x\" }\n",
+        ),
+        (
+            Format::Toml,
+            "t = { a = 1 }\n",
+            "t.a",
+            Action::Delete,
+            false,
+            "t = { }\n",
+        ),
+        (
+            Format::Json,
+            "{\n  \"a\": [\n  ]\n}\n",
+            "a",
+            append("1"),
+            false,
+            "{\n  \"a\": [\n    1\n  ]\n}\n",
+        ),
+        (
+            Format::Json,
+            "{\n}\n",
+            "a",
+            set("1"),
+            true,
+            "{\n  \"a\": 1\n}\n",
+        ),
+        (
+            Format::Json,
+            "{}",
+            "a.b",
+            set("1"),
+            true,
+            "{\"a\": {\"b\": 1}}",
+        ),
+        (
+            Format::Json,
+            "[1, 2, 3]",
+            "[1]",
+            Action::Delete,
+            false,
+            "[1, 3]",
+        ),
+        (
+            Format::Json,
+            "[1, 2, 3]",
+            "[2]",
+            Action::Delete,
+            false,
+            "[1, 2]",
+        ),
+        (
+            Format::Json,
+            "[\n  1, // one\n  2\n]",
+            "[1]",
+            Action::Delete,
+            false,
+            "[\n  1 // one\n]",
+        ),
+        (
+            Format::Json,
+            "[\n  1 // one\n]",
+            "",
+            append("2"),
+            false,
+            "[\n  1, // one\n  2\n]",
+        ),
+    ];
+    for (format, before, path, action, create, after) in cases {
+        let request = Request {
+            path: if path.is_empty() {
+                ConfigPath(Vec::new())
+            } else {
+                ConfigPath::parse(path).expect("path")
+            },
+            action: action.clone(),
+            create_missing: create,
+            document_index: None,
+        };
+        let got = plan(format, before, &request).map(|e| apply(before, &e));
+        assert_eq!(
+            got.ok().as_deref(),
+            Some(after),
+            "{format:?} {before:?} {path} {action:?}"
+        );
+    }
+}

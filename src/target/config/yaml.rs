@@ -132,6 +132,14 @@ fn walk<'t>(src: &str, top: Option<Node<'t>>, path: &ConfigPath) -> Result<Walk<
                 guarded = Some("a tag");
             }
         }
+        if wrapper.is_none() && depth == 0 {
+            // An empty document: keys can be created at its end.
+            return Ok(Walk::Missing {
+                depth,
+                container: None,
+                guarded,
+            });
+        }
         let node = wrapper.and_then(content);
         if node.is_some_and(|n| n.kind() == "alias") {
             return Err(unsupported(
@@ -209,6 +217,14 @@ fn choose<'t>(src: &str, tree: &'t Tree, job: &Job<'_>) -> Result<Walk<'t>> {
             .detail("documents", docs.len())
             .hint("Documents count from 0.")
         })?;
+        if top.is_none() && i + 1 < docs.len() {
+            return Err(unsupported(
+                job.path,
+                format!(
+                    "document {i} is empty and not the last one; give it a first key with a line edit"
+                ),
+            ));
+        }
         return walk(src, *top, job.path);
     }
     if docs.len() <= 1 {
@@ -383,7 +399,7 @@ fn set(
     };
     let old_is_block = old.kind() == "block_node"
         && content(old).is_some_and(|n| matches!(n.kind(), "block_mapping" | "block_sequence"));
-    let range = old.byte_range();
+    let range = old.start_byte()..trimmed_end(src, old.end_byte());
     if in_flow || !render::is_block(value) {
         let text = render::flow(value, quote_of(Some(old)), in_flow);
         return match pair_colon {
@@ -434,7 +450,10 @@ fn delete(src: &str, collection: Node<'_>, i: usize, owner: Option<Node<'_>>) ->
     if !alone_before(src, entry.start_byte()) {
         return match list.get(i + 1) {
             Some(next) => vec![Edit::new(entry.start_byte()..next.node.start_byte(), "")],
-            None => vec![Edit::new(entry.byte_range(), empty)],
+            None => vec![Edit::new(
+                entry.start_byte()..trimmed_end(src, entry.end_byte()),
+                empty,
+            )],
         };
     }
     let last = i + 1 == list.len();
@@ -462,16 +481,19 @@ fn create(
         };
         keys.push(k.clone());
     }
-    let mapping = container.filter(|n| is_mapping(*n)).ok_or_else(|| {
-        missing(path, depth, "does not exist")
-            .hint("--create-missing creates keys, never sequence elements.")
-    })?;
     let mut nested = value.clone();
     for k in keys[1..].iter().rev() {
         let mut map = serde_json::Map::new();
         map.insert(k.clone(), nested);
         nested = Value::Object(map);
     }
+    if container.is_none() && depth == 0 {
+        return Ok(vec![empty_document(src, &keys[0], &nested, unit)]);
+    }
+    let mapping = container.filter(|n| is_mapping(*n)).ok_or_else(|| {
+        missing(path, depth, "does not exist")
+            .hint("--create-missing creates keys, never sequence elements.")
+    })?;
     let key = render::key(&keys[0]);
     if mapping.kind() == "flow_mapping" {
         let text = format!("{key}: {}", render::flow(&nested, Quote::Plain, true));
@@ -505,4 +527,17 @@ fn create(
     };
     let at = content_end(src, trimmed_end(src, last.node.end_byte()));
     Ok(vec![Edit::insert(at, format!("\n{indent}{text}"))])
+}
+
+/// The first key of an empty document (a file of comments, or nothing), at its end.
+fn empty_document(src: &str, key: &str, value: &Value, unit: &str) -> Edit {
+    let mut map = serde_json::Map::new();
+    map.insert(key.to_owned(), value.clone());
+    let lead = if src.is_empty() || src.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    let text = render::block(&Value::Object(map), "", unit);
+    Edit::insert(src.len(), format!("{lead}{text}\n"))
 }
