@@ -94,8 +94,7 @@ fn walk<'t>(src: &str, top: Node<'t>, path: &ConfigPath) -> Result<Walk<'t>> {
                     .filter(|&i| key_of(src, items[i]).as_deref() == Some(k.as_str()))
                     .collect();
                 if hits.len() > 1 {
-                    return Err(super::missing(path, depth, "appears twice in its object")
-                        .detail("reason", "duplicate_key"));
+                    return Err(super::duplicate(path, depth));
                 }
                 hits.first()
                     .and_then(|&i| Some((items[i].child_by_field_name("value")?, i)))

@@ -278,6 +278,20 @@ pub(crate) fn missing(path: &ConfigPath, depth: usize, why: &str) -> Error {
     .hint("Read the file again; use --create-missing with --set-value to create map or table keys.")
 }
 
+/// A key that its map defines twice: which one the path means is unclear.
+pub(crate) fn duplicate(path: &ConfigPath, depth: usize) -> Error {
+    Error::new(
+        Code::AmbiguousTarget,
+        format!(
+            "config path `{path}`: `{}` is defined twice in its map",
+            path.prefix(depth + 1)
+        ),
+    )
+    .detail("config_path", path.render())
+    .detail("reason", "duplicate_key")
+    .hint("Remove the duplicate with a line edit first.")
+}
+
 /// A path that names something of the wrong kind (a key of a number, an index of a map...).
 pub(crate) fn mismatch(path: &ConfigPath, depth: usize, found: &str) -> Error {
     let segment = match &path.0[depth] {

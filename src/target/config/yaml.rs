@@ -159,8 +159,13 @@ fn walk<'t>(src: &str, top: Option<Node<'t>>, path: &ConfigPath) -> Result<Walk<
                 if list.iter().any(|e| key_of(src, e).as_deref() == Some("<<")) {
                     guarded = Some("a merge key (`<<`)");
                 }
-                list.iter()
-                    .position(|e| key_of(src, e).as_deref() == Some(k.as_str()))
+                let mut hits = (0..list.len())
+                    .filter(|&i| key_of(src, &list[i]).as_deref() == Some(k.as_str()));
+                let first = hits.next();
+                if hits.next().is_some() {
+                    return Err(super::duplicate(path, depth));
+                }
+                first
             }
             Segment::Index(n) if is_sequence(collection) => (*n < list.len()).then_some(*n),
             _ => return Err(mismatch(path, depth, describe(Some(collection)))),
