@@ -157,6 +157,11 @@ pub(crate) struct Job<'a> {
 /// parses. Line breaks of new text follow the file's style.
 pub fn plan(format: Format, source: &str, request: &Request) -> Result<Vec<Edit>> {
     request.check()?;
+    if request.document_index.is_some() && format != Format::Yaml {
+        return Err(Error::usage(
+            "--document-index picks a document of a YAML stream; drop it for JSON and TOML",
+        ));
+    }
     let payload = match &request.action {
         Action::Set(v) | Action::Append(v) => Some(Payload::parse(v)?),
         Action::Delete => None,

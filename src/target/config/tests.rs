@@ -122,6 +122,14 @@ fn invalid_values_and_option_mixes_are_usage_errors() {
     assert_eq!(err.code, Code::Usage);
     let err = run(Format::Json, "{\"a\": []}", "a", Action::Delete, true).expect_err("refused");
     assert_eq!(err.code, Code::Usage);
+    let request = Request {
+        path: ConfigPath::parse("a").expect("path"),
+        action: set("1"),
+        create_missing: false,
+        document_index: Some(0),
+    };
+    let err = plan(Format::Toml, "a = 0\n", &request).expect_err("refused");
+    assert_eq!(err.code, Code::Usage);
 }
 
 fn segment() -> impl Strategy<Value = Segment> {
@@ -149,6 +157,21 @@ proptest! {
         let src = format!("{{{pad}\"k\":{pad}{before},{pad}\"z\": [true]{pad}}}");
         let out = run(Format::Json, &src, "k", set(&after), false).expect("accepted");
         prop_assert_eq!(out, src.replacen(&before.to_string(), &after, 1));
+    }
+
+    #[test]
+    fn yaml_and_toml_set_on_a_scalar_change_only_its_bytes(
+        before in 0u32..1000,
+        after in 1000u32..100_000,
+        comment in "[a-z ]{0,8}",
+        blank in "\n{0,2}",
+    ) {
+        let yaml = format!("# {comment}\nk: {before} # {comment}\n{blank}z: [true]\n");
+        let out = run(Format::Yaml, &yaml, "k", set(&after.to_string()), false).expect("yaml");
+        prop_assert_eq!(out, yaml.replacen(&format!("k: {before}"), &format!("k: {after}"), 1));
+        let toml = format!("# {comment}\n[t]\nk = {before} # {comment}\n{blank}z = [true]\n");
+        let out = run(Format::Toml, &toml, "t.k", set(&after.to_string()), false).expect("toml");
+        prop_assert_eq!(out, toml.replacen(&format!("k = {before}"), &format!("k = {after}"), 1));
     }
 }
 
