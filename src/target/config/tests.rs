@@ -257,6 +257,22 @@ fn edge_layouts_are_edited_in_place() {
         ),
         (
             Format::Yaml,
+            "- k: 1\n",
+            "[0].k",
+            set("{\"a\": 1}"),
+            false,
+            "- k:\n    a: 1\n",
+        ),
+        (
+            Format::Yaml,
+            "- k:\n",
+            "[0].k",
+            set("[1]"),
+            false,
+            "- k:\n    - 1\n",
+        ),
+        (
+            Format::Yaml,
             "a: 1\nc: 3\n",
             "b",
             set("2"),

@@ -4,17 +4,16 @@
 //!
 //! Documents: `document_index` picks one; without it the path must exist in exactly one
 //! document (creation always needs it when there are several). Anchors, aliases and tags
-//! are not followed or rewritten: a path through an alias, an edit of an anchored, aliased or
-//! tagged value, and creation below an anchor, a tag or a mapping with a merge key (`<<`) are
-//! `config_unsupported`.
+//! are not followed or rewritten: a path through an alias or into an anchored node (an edit
+//! there would change every alias), an edit of an anchored, aliased or tagged value, and
+//! creation below a tag or in a mapping with a merge key (`<<`) are `config_unsupported`.
 
 use serde_json::Value;
 use tree_sitter::{Node, Tree};
 
 use super::flow::Flow;
 use super::text::{
-    alone_before, column, content_end, indent_at, indent_unit, line_start, remove_lines,
-    trimmed_end,
+    alone_before, column, content_end, indent_unit, line_start, remove_lines, trimmed_end,
 };
 use super::yaml_value::{self as render, Quote};
 use super::{Action, ConfigPath, Edit, Job, Segment, mismatch, missing, unsupported};
@@ -125,8 +124,14 @@ fn walk<'t>(src: &str, top: Option<Node<'t>>, path: &ConfigPath) -> Result<Walk<
     let mut guarded = None;
     for (depth, segment) in path.0.iter().enumerate() {
         if let Some(w) = wrapper {
-            if has_child(w, "anchor") {
-                guarded = Some("an anchor");
+            if has_child(w, "anchor") && depth > 0 {
+                return Err(unsupported(
+                    path,
+                    format!(
+                        "`{}` carries an anchor: an edit inside it changes every alias of it",
+                        path.prefix(depth)
+                    ),
+                ));
             }
             if has_child(w, "tag") {
                 guarded = Some("a tag");
@@ -395,7 +400,8 @@ fn set(
             .or(entry.map(|e| e.end_byte()))
             .unwrap_or(0);
         let text = if render::is_block(value) && !in_flow {
-            let indent = format!("{}{unit}", indent_at(src, at));
+            let key_column = entry.map_or(0, |e| column(src, e.start_byte()));
+            let indent = format!("{}{unit}", " ".repeat(key_column));
             format!("\n{indent}{}", render::block(value, &indent, unit))
         } else {
             format!(" {}", render::flow(value, Quote::Plain, in_flow))
@@ -414,7 +420,8 @@ fn set(
     }
     match pair_colon {
         Some(colon) if !old_is_block => {
-            let indent = format!("{}{unit}", indent_at(src, colon));
+            let key_column = entry.map_or(0, |e| column(src, e.start_byte()));
+            let indent = format!("{}{unit}", " ".repeat(key_column));
             let text = format!("\n{indent}{}", render::block(value, &indent, unit));
             vec![Edit::new(colon..range.end, text)]
         }
