@@ -89,6 +89,19 @@ fn crlf_files_get_crlf_in_new_lines() {
 }
 
 #[test]
+fn byte_order_marks_and_crlf_do_not_shift_new_lines() {
+    let yaml = "\u{feff}a: 1\r\n";
+    let out = run(Format::Yaml, yaml, "b", set("2"), true).expect("yaml");
+    assert_eq!(out, "\u{feff}a: 1\r\nb: 2\r\n");
+    let toml = "\u{feff}a = 1\r\n";
+    let out = run(Format::Toml, toml, "b", set("2"), true).expect("toml");
+    assert_eq!(out, "\u{feff}a = 1\r\nb = 2\r\n");
+    let json = "\u{feff}{\r\n  \"a\": 1\r\n}\r\n";
+    let out = run(Format::Json, json, "b", set("2"), true).expect("json");
+    assert_eq!(out, "\u{feff}{\r\n  \"a\": 1,\r\n  \"b\": 2\r\n}\r\n");
+}
+
+#[test]
 fn yaml_scalars_keep_their_quote_style_and_comments() {
     let src = "a: 'x' # note\nb: \"y\"\nc: z\n";
     assert_eq!(

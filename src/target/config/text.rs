@@ -16,7 +16,8 @@ pub fn line_start(src: &str, pos: usize) -> usize {
 /// End of the content of the line holding `pos` (before `\r\n` / `\n`).
 pub fn content_end(src: &str, pos: usize) -> usize {
     let end = src[pos..].find('\n').map_or(src.len(), |i| pos + i);
-    if end > 0 && src.as_bytes()[end - 1] == b'\r' && end > pos {
+    // Before the `\r` of a `\r\n`, also when `pos` is just after it (nodes may end there).
+    if end > 0 && src.as_bytes()[end - 1] == b'\r' {
         end - 1
     } else {
         end
@@ -38,9 +39,15 @@ pub fn indent_at(src: &str, pos: usize) -> &str {
     &line[..len]
 }
 
-/// Column (in bytes) of `pos` on its line.
+/// Column (in bytes) of `pos` on its line, a byte-order mark not counted.
 pub fn column(src: &str, pos: usize) -> usize {
-    pos - line_start(src, pos)
+    let start = line_start(src, pos);
+    let bom = if start == 0 && src.starts_with('\u{feff}') {
+        3
+    } else {
+        0
+    };
+    pos.saturating_sub(start + bom)
 }
 
 /// Only spaces and tabs between the start of the line and `pos`.
