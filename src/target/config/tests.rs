@@ -494,6 +494,46 @@ fn edge_layouts_are_edited_in_place() {
             false,
             "[\n  1, // one\n  2\n]",
         ),
+        (
+            Format::Yaml,
+            "s: |\n    a\n    b\nt: 1\n",
+            "s",
+            set("\"x\\n\\ny\""),
+            false,
+            "s: |-\n    x\n\n    y\nt: 1\n",
+        ),
+        (
+            Format::Yaml,
+            "- a\n",
+            "[0]",
+            set("\"x\\ny\\n\""),
+            false,
+            "- |\n  x\n  y\n",
+        ),
+        (
+            Format::Yaml,
+            "k: v\n",
+            "k",
+            set("\" lead\\ny\""),
+            false,
+            "k: \" lead\\ny\"\n",
+        ),
+        (
+            Format::Yaml,
+            "k: v\n",
+            "k",
+            set("\"x\\n\\n\""),
+            false,
+            "k: \"x\\n\\n\"\n",
+        ),
+        (
+            Format::Yaml,
+            "k: [a]\n",
+            "k[0]",
+            set("\"x\\ny\""),
+            false,
+            "k: [\"x\\ny\"]\n",
+        ),
     ];
     for (format, before, path, action, create, after) in cases {
         let request = Request {

@@ -13,7 +13,8 @@ use tree_sitter::{Node, Tree};
 
 use super::flow::Flow;
 use super::text::{
-    alone_before, column, content_end, indent_unit, line_start, remove_lines, trimmed_end,
+    alone_before, column, content_end, indent_unit, line_start, next_line, remove_lines,
+    trimmed_end,
 };
 use super::yaml_value::{self as render, Quote};
 use super::{Action, ConfigPath, Edit, Job, Segment, mismatch, missing, unsupported};
@@ -399,12 +400,14 @@ fn set(
             .and_then(colon_end)
             .or(entry.map(|e| e.end_byte()))
             .unwrap_or(0);
-        let text = if render::is_block(value) && !in_flow {
-            let key_column = entry.map_or(0, |e| column(src, e.start_byte()));
-            let indent = format!("{}{unit}", " ".repeat(key_column));
+        let key_column = entry.map_or(0, |e| column(src, e.start_byte()));
+        let indent = format!("{}{unit}", " ".repeat(key_column));
+        let text = if in_flow {
+            format!(" {}", render::flow(value, Quote::Plain, true))
+        } else if render::is_block(value) {
             format!("\n{indent}{}", render::block(value, &indent, unit))
         } else {
-            format!(" {}", render::flow(value, Quote::Plain, in_flow))
+            format!(" {}", render::scalar(value, Quote::Plain, &indent))
         };
         return vec![Edit::insert(at, text)];
     };
@@ -412,7 +415,12 @@ fn set(
         && content(old).is_some_and(|n| matches!(n.kind(), "block_mapping" | "block_sequence"));
     let range = old.start_byte()..trimmed_end(src, old.end_byte());
     if in_flow || !render::is_block(value) {
-        let text = render::flow(value, quote_of(Some(old)), in_flow);
+        let text = if in_flow {
+            render::flow(value, quote_of(Some(old)), true)
+        } else {
+            let indent = content_indent(src, old, entry, unit);
+            render::scalar(value, quote_of(Some(old)), &indent)
+        };
         return match pair_colon {
             Some(colon) if old_is_block => vec![Edit::new(colon..range.end, format!(" {text}"))],
             _ => vec![Edit::new(range, text)],
@@ -432,6 +440,24 @@ fn set(
     }
 }
 
+/// Where the lines of a literal block scalar go: those of the block scalar replaced, else one
+/// unit deeper than the key or the `-`.
+fn content_indent(src: &str, old: Node<'_>, entry: Option<Node<'_>>, unit: &str) -> String {
+    if content(old).is_some_and(|n| n.kind() == "block_scalar") {
+        let mut at = next_line(src, old.start_byte());
+        while at < old.end_byte() {
+            let line = &src[at..content_end(src, at)];
+            if !line.trim().is_empty() {
+                let body = line.trim_start_matches(' ');
+                return " ".repeat(line.len() - body.len());
+            }
+            at = next_line(src, at);
+        }
+    }
+    let column = entry.map_or(0, |e| column(src, e.start_byte()));
+    format!("{}{unit}", " ".repeat(column))
+}
+
 fn append(src: &str, seq: Node<'_>, value: &Value, unit: &str) -> Vec<Edit> {
     if seq.kind() == "flow_sequence" {
         let text = render::flow(value, Quote::Plain, true);
@@ -446,7 +472,7 @@ fn append(src: &str, seq: Node<'_>, value: &Value, unit: &str) -> Vec<Edit> {
     let item = if render::is_block(value) {
         render::block(value, &format!("{indent}  "), unit)
     } else {
-        render::flow(value, Quote::Plain, false)
+        render::scalar(value, Quote::Plain, &format!("{indent}  "))
     };
     let at = content_end(src, trimmed_end(src, last.node.end_byte()));
     vec![Edit::insert(at, format!("\n{indent}- {item}"))]
@@ -520,7 +546,8 @@ fn create(
         let inner = format!("{indent}{unit}");
         format!("{key}:\n{inner}{}", render::block(&nested, &inner, unit))
     } else {
-        format!("{key}: {}", render::flow(&nested, Quote::Plain, false))
+        let inner = format!("{indent}{unit}");
+        format!("{key}: {}", render::scalar(&nested, Quote::Plain, &inner))
     };
     let names: Vec<String> = list.iter().filter_map(|e| key_of(src, e)).collect();
     let sorted = names.len() >= 2 && names.windows(2).all(|w| w[0] <= w[1]);

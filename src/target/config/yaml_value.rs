@@ -1,6 +1,7 @@
 //! JSON values written as YAML: plain scalars where they read back as the same string,
-//! quoted otherwise (keeping the quote style of the value replaced), flow collections inline,
-//! block collections one entry per line.
+//! quoted otherwise (keeping the quote style of the value replaced), multi-line strings as
+//! literal block scalars (`|`) in block context, flow collections inline, block collections one
+//! entry per line.
 
 use serde_json::Value;
 
@@ -103,7 +104,8 @@ pub fn block(v: &Value, indent: &str, unit: &str) -> String {
                     let inner = format!("{indent}{unit}");
                     format!("{}:\n{inner}{}", key(k), block(v, &inner, unit))
                 } else {
-                    format!("{}: {}", key(k), flow(v, Quote::Plain, false))
+                    let inner = format!("{indent}{unit}");
+                    format!("{}: {}", key(k), scalar(v, Quote::Plain, &inner))
                 }
             })
             .collect(),
@@ -113,11 +115,46 @@ pub fn block(v: &Value, indent: &str, unit: &str) -> String {
                 if is_block(item) {
                     format!("- {}", block(item, &format!("{indent}  "), unit))
                 } else {
-                    format!("- {}", flow(item, Quote::Plain, false))
+                    format!("- {}", scalar(item, Quote::Plain, &format!("{indent}  ")))
                 }
             })
             .collect(),
-        other => vec![flow(other, Quote::Plain, false)],
+        other => vec![scalar(other, Quote::Plain, &format!("{indent}{unit}"))],
     };
     lines.join(&format!("\n{indent}"))
+}
+
+/// A value that is not a block collection, in block context: a multi-line string becomes a
+/// literal block scalar whose lines are indented by `content_indent`; the rest is [`flow`].
+pub fn scalar(v: &Value, quote: Quote, content_indent: &str) -> String {
+    match v {
+        Value::String(s) => literal(s, content_indent).unwrap_or_else(|| flow(v, quote, false)),
+        _ => flow(v, quote, false),
+    }
+}
+
+/// `|` (one final newline), `|-` (none) and the lines of `s`; `None` when a literal block
+/// cannot hold it exactly (no line break, leading whitespace, other control characters,
+/// several final newlines).
+fn literal(s: &str, indent: &str) -> Option<String> {
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    let representable = body.contains('\n')
+        && !body.ends_with('\n')
+        && !s.starts_with([' ', '\t', '\n'])
+        && !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t');
+    if !representable {
+        return None;
+    }
+    let header = if body.len() < s.len() { "|" } else { "|-" };
+    let lines: Vec<String> = body
+        .split('\n')
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("{indent}{line}")
+            }
+        })
+        .collect();
+    Some(format!("{header}\n{}", lines.join("\n")))
 }
