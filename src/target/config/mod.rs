@@ -17,6 +17,7 @@ mod text;
 mod toml;
 pub mod wire;
 mod yaml;
+mod yaml_edit;
 mod yaml_value;
 
 #[cfg(test)]
