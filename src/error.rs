@@ -39,6 +39,7 @@ pub enum Code {
     InvalidRequest,
     ChangesetTampered,
     NeedsChangeset,
+    ConfigUnsupported,
 }
 
 /// Everything documented about one code, kept in one place.
@@ -296,6 +297,13 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_USAGE,
         "`apply` received an edit request: compile it with `edit --json` and apply the changeset",
     ),
+    info(
+        Code::ConfigUnsupported,
+        "config_unsupported",
+        "use_text_or_line_edit",
+        EXIT_REFUSED,
+        "a config path through a YAML anchor, alias, tag or merge key, or a TOML table array",
+    ),
 ];
 
 impl Code {
@@ -492,6 +500,7 @@ mod tests {
             Code::InvalidRequest,
             Code::ChangesetTampered,
             Code::NeedsChangeset,
+            Code::ConfigUnsupported,
         ];
         for code in all {
             assert!(

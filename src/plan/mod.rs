@@ -3,10 +3,12 @@
 //! A plan is pure data, in input order: no I/O happens here. Paths are still as written by
 //! the caller (with the base they are relative to); `target::path` resolves and checks them.
 
+pub mod config;
 pub mod digest;
 pub mod schema;
 pub mod splice;
 
+pub use config::{ConfigAction, ConfigOp};
 pub use digest::Digest;
 
 /// One checked change request: every operation commits together or not at all.
@@ -157,6 +159,11 @@ pub enum OpKind {
     /// absent, must not exist). Only a move may share its file.
     Restore {
         content: std::sync::Arc<Vec<u8>>,
+        expected: Option<Digest>,
+    },
+    /// Set, append or delete the value at a config path of a JSON, YAML or TOML file.
+    Config {
+        config: ConfigOp,
         expected: Option<Digest>,
     },
 }

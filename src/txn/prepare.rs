@@ -194,7 +194,8 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         | OpKind::Targeted { .. }
         | OpKind::Block(_)
         | OpKind::Move { .. }
-        | OpKind::Restore { .. } => prepare_edits(plan, g, located, options, budget),
+        | OpKind::Restore { .. }
+        | OpKind::Config { .. } => prepare_edits(plan, g, located, options, budget),
     }
 }
 
@@ -254,7 +255,7 @@ fn restored(
 fn edits(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_)
+        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) | OpKind::Config { .. }
     )
 }
 
@@ -377,6 +378,7 @@ fn prepare_edits(
         unchanged.after_digest = unchanged.digest_before();
         return Ok(unchanged);
     }
+    config_result(plan, g, &after)?;
     let rules = Rules::new(structural, options.allow_syntax_errors);
     let syntax = gate::check(
         &g.path.rel,
@@ -436,6 +438,21 @@ fn overlap_error(plan: &Plan, overlap: splice::Overlap, path: &TargetPath, what:
         .hint(
             "Edits of one file all resolve against the file as read; merge the two into one edit.",
         )
+}
+
+/// Several config operations of one file are checked one by one; their combined result must
+/// parse too (TOML: no key defined twice).
+fn config_result(plan: &Plan, g: &Group, after: &[u8]) -> Result<()> {
+    let configs = g
+        .ops
+        .iter()
+        .filter(|&&i| matches!(plan.ops[i].kind, OpKind::Config { .. }));
+    let format = crate::target::config::Format::of(&g.path.rel);
+    match (configs.count(), format, std::str::from_utf8(after)) {
+        (2.., Some(format), Ok(text)) => crate::target::config::check_result(format, text)
+            .map_err(|e| e.detail("path", g.path.rel.as_str())),
+        _ => Ok(()),
+    }
 }
 
 /// Line spans of every splice, grouped by the operation that produced it.

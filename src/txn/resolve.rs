@@ -133,6 +133,16 @@ fn resolve_op(
             out.matches.push(matched(i, resolved.matched_by));
             out.splices.extend(resolved.splices);
         }
+        OpKind::Config { config, expected } => {
+            check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
+            let splices = crate::target::config::splices(&path.rel, text, config, i)
+                .map_err(|e| located(e.at(&label)))?;
+            out.structural = true;
+            let mut how = matched(i, "config_path");
+            how.target = Some(config.path.clone());
+            out.matches.push(how);
+            out.splices.extend(splices);
+        }
         OpKind::Create { .. }
         | OpKind::Delete { .. }
         | OpKind::Move { .. }

@@ -5,6 +5,7 @@ mod changeset;
 mod changeset_moves;
 mod common;
 mod concurrency;
+mod config;
 mod crash;
 mod dialects;
 mod edit;
