@@ -482,3 +482,56 @@ fn a_changeset_re_resolves_on_current_bytes_and_refreshes_moved_previews() {
         json!(["/files/0/operations/0"])
     );
 }
+
+/// Config-path operations inside a batch request: several keys of several files commit
+/// together; two writes to one value are refused with both pointers.
+#[test]
+fn config_paths_in_a_batch_request() {
+    let repo = Repo::new();
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"x\" # keep\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1\"\n",
+    );
+    repo.write(
+        "package.json",
+        "{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\"\n}\n",
+    );
+    repo.commit();
+    let config =
+        |path: &str, op: Value| json!({"target": {"type": "config_path", "path": path}, "op": op});
+    let request = json!({"command": "edit", "files": [
+        {"file": "Cargo.toml", "operations": [
+            config("package.version", json!({"type": "set", "new_text": "\"0.2.0\""})),
+            config("dependencies.regex", json!({"type": "set", "new_text": "\"1\"", "create_missing": true}))]},
+        {"file": "package.json", "operations": [
+            config("version", json!({"type": "set", "new_text": "\"2.0.0\""}))]}]});
+    let changeset = built(&repo, &request);
+    let (rc, doc) = apply(&repo, &changeset, &[]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        repo.text("Cargo.toml"),
+        "[package]\nname = \"x\" # keep\nversion = \"0.2.0\"\n\n[dependencies]\nserde = \"1\"\nregex = \"1\"\n"
+    );
+    assert_eq!(
+        repo.text("package.json"),
+        "{\n  \"name\": \"x\",\n  \"version\": \"2.0.0\"\n}\n"
+    );
+
+    let before = repo.tree();
+    let clash = json!({"command": "edit", "file": "package.json", "operations": [
+        config("version", json!({"type": "set", "new_text": "\"3.0.0\""})),
+        config("version", json!({"type": "delete"}))]});
+    let (rc, doc) = build(&repo, &clash);
+    assert_eq!((rc, code(&doc)), (1, "edits_overlap"), "{doc}");
+    assert_eq!(
+        doc["error"]["request_pointers"],
+        json!(["/operations/0", "/operations/1"])
+    );
+    let bad = json!({"command": "edit", "file": "package.json", "operations": [
+        config("version", json!({"type": "set"}))]});
+    let (rc, doc) = build(&repo, &bad);
+    assert_eq!(code(&doc), "plan_malformed", "{doc}");
+    assert_eq!(rc, 2);
+    assert_eq!(doc["error"]["request_pointers"], json!(["/operations/0"]));
+    assert_eq!(repo.tree(), before, "refusals write nothing");
+}

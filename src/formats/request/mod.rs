@@ -272,15 +272,19 @@ fn entry(
         }
         let target_value =
             ops::target_value(op_obj).ok_or_else(|| bad(&op_at, "`target` is required"))?;
-        let target = targets::compile(&target_value, table, &op_at.key("target"))?;
         let op_value = op_obj
             .get("op")
             .ok_or_else(|| bad(&op_at, "`op` is required"))?;
-        let handles = ops::Handles {
-            own: table,
-            by_file: tables,
+        let compiled = if crate::target::config::wire::is_config_target(&target_value) {
+            ops::config(&target_value, op_value, &file, &op_at)?
+        } else {
+            let target = targets::compile(&target_value, table, &op_at.key("target"))?;
+            let handles = ops::Handles {
+                own: table,
+                by_file: tables,
+            };
+            ops::compile(op_value, target, &file, handles, &op_at.key("op"), ctx)?
         };
-        let compiled = ops::compile(op_value, target, &file, handles, &op_at.key("op"), ctx)?;
         for (path, kind) in compiled.kinds {
             out.plan.ops.push(Op {
                 path: PathSpec {

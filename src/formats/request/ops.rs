@@ -117,6 +117,22 @@ pub fn compile(
     }
 }
 
+/// A config operation (`target: {"type": "config_path", …}`), checked by the config layer.
+pub fn config(target: &Value, op: &Value, file: &str, at: &Located) -> Result<CompiledOp> {
+    let kind = crate::target::config::wire::op_kind(target, op).map_err(|e| {
+        let message = format!("{}: {}", at.at, e.message);
+        crate::error::Error { message, ..e }
+            .detail("pointer", at.at.as_str())
+            .detail("request_pointers", vec![at.owner.clone()])
+    })?;
+    Ok(CompiledOp {
+        kinds: vec![(file.to_owned(), kind)],
+        target: target.clone(),
+        op: op.clone(),
+        moves: false,
+    })
+}
+
 /// `move {to}` on a `file` target: a rename that never replaces a file (chains excepted).
 fn file_move(
     obj: &Map<String, Value>,
