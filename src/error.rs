@@ -29,6 +29,7 @@ pub enum Code {
     ResourceBusy,
     ApplyFailed,
     Internal,
+    ApiChangeRefused,
 }
 
 /// Everything documented about one code, kept in one place.
@@ -211,6 +212,13 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_INTERNAL,
         "unclassified failure (a bug)",
     ),
+    info(
+        Code::ApiChangeRefused,
+        "api_change_refused",
+        "use_map_plan_or_acknowledge",
+        EXIT_REFUSED,
+        "an edit would remove or change a public declaration (`api_changes`); acknowledge with `allow_signature_change`",
+    ),
 ];
 
 impl Code {
@@ -219,7 +227,8 @@ impl Code {
         CODES
             .iter()
             .find(|entry| entry.code == self)
-            .unwrap_or(&CODES[CODES.len() - 1])
+            .or_else(|| CODES.iter().find(|entry| entry.code == Code::Internal))
+            .unwrap_or(&CODES[0])
     }
 
     pub fn as_str(self) -> &'static str {
@@ -388,6 +397,7 @@ mod tests {
             Code::ResourceBusy,
             Code::ApplyFailed,
             Code::Internal,
+            Code::ApiChangeRefused,
         ];
         for code in all {
             assert!(

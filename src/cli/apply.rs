@@ -30,6 +30,9 @@ pub struct ApplyArgs {
     /// Label for the change (overrides the plan's `target_id`).
     #[arg(long, value_name = "LABEL")]
     pub task: Option<String>,
+    /// Acknowledge changes to public declarations (as `"allow_signature_change": true`).
+    #[arg(long)]
+    pub allow_signature_change: bool,
 }
 
 /// Applies the input; `format_dialect` is a dialect named through `--format` (`--format blocks`).
@@ -48,6 +51,7 @@ pub fn run(
         None => read_input(ws, "-")?,
     };
     let mut plan = formats::compile(&input, args.dialect.or(format_dialect))?;
+    plan.allow_signature_change |= args.allow_signature_change;
     if let Some(task) = &args.task {
         plan.label = Some(task.clone());
     }

@@ -30,14 +30,21 @@ pub struct EditArgs {
     /// Read the request from stdin as JSON (a source_edit_plan) and answer in JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub symbols: super::symbol_flags::SymbolFlags,
 }
 
 pub fn run(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>)> {
-    let plan = if args.json {
+    let mut plan = if args.json {
         from_stdin(args)?
+    } else if args.symbols.wanted() {
+        let find = args.find.is_some() || args.replace.is_some();
+        let expected = args.find_flags.expected()?;
+        args.symbols.plan(args.file.clone(), find, expected)?
     } else {
         from_flags(args)?
     };
+    args.symbols.acknowledge(&mut plan);
     let outcome = txn::execute(ws, &plan, args.write.options())?;
     let report = report::outcome(&plan, &outcome, args.write.diff);
     Ok((report, outcome.recovered))

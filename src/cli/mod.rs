@@ -9,6 +9,7 @@ pub mod info;
 pub mod output;
 pub mod patch;
 pub mod read;
+pub mod symbol_flags;
 
 use clap::{Parser, Subcommand, ValueEnum};
 

@@ -9,6 +9,7 @@ pub mod blocks;
 pub mod codex;
 pub mod patch_request;
 pub mod plan_json;
+pub mod symbol_edit;
 pub mod unified_diff;
 
 use clap::ValueEnum;

@@ -145,6 +145,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         "structure_changes".into(),
         structure::structure_changes(&outcome.files),
     );
+    json.insert("api_changes".into(), json!(outcome.api_changes));
     let (locations, omitted) = structure::locations(&outcome.files);
     json.insert("locations".into(), locations);
     json.insert("locations_omitted".into(), omitted.into());

@@ -41,17 +41,21 @@ pub struct Outcome {
     pub files: Vec<FileChange>,
     /// Interrupted transactions this run rolled back while holding the plan's locks.
     pub recovered: Vec<Recovered>,
+    /// API changes the guard found and did not refuse (acknowledged, or only reported).
+    pub api_changes: Vec<crate::lang::api::ApiChange>,
 }
 
 /// Proves and applies `plan` in `ws`, all or nothing.
 pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome> {
     let files = prepare::prepare(ws, plan, &options)?;
+    let api_changes = crate::lang::api::guard(ws, plan, &files)?;
     let writes = files.iter().any(|c| c.action != Action::Unchanged);
     if options.dry_run || !writes {
         return Ok(Outcome {
             dry_run: options.dry_run,
             files,
             recovered: Vec::new(),
+            api_changes,
         });
     }
     let keys: Vec<String> = files.iter().map(|c| c.path.key.clone()).collect();
@@ -59,10 +63,12 @@ pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome>
     let _locks = lock::acquire(&ws.lock_dir(), &key_refs, lock::timeout())?;
     failpoint::hit("after_lock").map_err(|e| Error::io("failpoint", &e))?;
     let recovered = journal::settle(&ws.journal_dir(), &keys);
-    let files = if unchanged_since(&files) {
-        files
+    let (files, api_changes) = if unchanged_since(&files) {
+        (files, api_changes)
     } else {
-        prepare::prepare(ws, &pinned(ws, plan, &files), &options)?
+        let files = prepare::prepare(ws, &pinned(ws, plan, &files), &options)?;
+        let api_changes = crate::lang::api::guard(ws, plan, &files)?;
+        (files, api_changes)
     };
     let writes: Vec<&FileChange> = files
         .iter()
@@ -75,6 +81,7 @@ pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome>
         dry_run: false,
         files,
         recovered,
+        api_changes,
     })
 }
 

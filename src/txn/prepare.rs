@@ -184,16 +184,18 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
                 .collect();
             created(g, content.into_bytes(), budget).map_err(located)
         }
-        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) | OpKind::Move { .. } => {
-            prepare_edits(plan, g, located, options, budget)
-        }
+        OpKind::Edit { .. }
+        | OpKind::Targeted { .. }
+        | OpKind::Block(_)
+        | OpKind::Move { .. }
+        | OpKind::Symbol(_) => prepare_edits(plan, g, located, options, budget),
     }
 }
 
 fn edits(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_)
+        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) | OpKind::Symbol(_)
     )
 }
 

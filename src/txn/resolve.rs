@@ -130,6 +130,17 @@ fn resolve_op(
             out.matches.push(matched(i, resolved.matched_by));
             out.splices.extend(resolved.splices);
         }
+        OpKind::Symbol(edit) => {
+            check_expected(before, edit.expected, path, op).map_err(|e| located(e.at(&label)))?;
+            out.structural = true;
+            let source = source_tree(&mut out.source, path, text.as_bytes())?;
+            let resolved = crate::lang::symbols::edit::resolve_in(edit, source, &path.rel, text, i)
+                .map_err(|e| located(e.at(&label)))?;
+            let mut how = matched(i, edit.op.name());
+            how.target = Some(resolved.target);
+            out.matches.push(how);
+            out.splices.extend(resolved.splice);
+        }
         OpKind::Create { .. } | OpKind::Delete { .. } | OpKind::Move { .. } => {}
     }
     Ok(())

@@ -1,0 +1,155 @@
+use super::*;
+use crate::lang::parse::parse;
+use crate::lang::provider_for;
+
+pub(crate) fn decls_of(path: &str, source: &str) -> Vec<Declaration> {
+    let provider = provider_for(path).expect("provider");
+    let tree = parse(provider, source.as_bytes(), None).expect("parse");
+    declarations(provider, &tree, source.as_bytes()).expect("symbol model")
+}
+
+const PHP: &str = r#"<?php
+namespace App\Service;
+
+/** Doc. */
+#[AsService]
+final class Greeter
+{
+    public const string PREFIX = 'Hi';
+    private int $count = 0;
+    public private(set) string $name { get => $this->name; }
+
+    public function __construct(private readonly Clock $clock) {}
+
+    #[Route('/x')]
+    public static function greet(?string $name = null): string
+    {
+        return $name;
+    }
+}
+
+enum Suit: string
+{
+    case Hearts = 'H';
+}
+
+function helper(int &$a, string ...$rest): void {}
+"#;
+
+#[test]
+fn php_symbols_are_namespaced_and_spelled_like_agent_edit() {
+    let decls = decls_of("a.php", PHP);
+    let symbols: Vec<&str> = decls.iter().map(|d| d.symbol.as_str()).collect();
+    assert_eq!(
+        symbols,
+        [
+            "Greeter",
+            "Greeter::PREFIX",
+            "Greeter::$count",
+            "Greeter::$name",
+            "Greeter::__construct()",
+            "Greeter::$clock",
+            "Greeter::greet()",
+            "Suit",
+            "Suit::Hearts",
+            "helper()"
+        ]
+    );
+    let greet = &decls[6];
+    assert_eq!(
+        greet.qualified.as_deref(),
+        Some("App\\Service\\Greeter::greet()")
+    );
+    assert_eq!(greet.facts["parameters"], "(?string $name=null)");
+    assert_eq!(greet.facts["static"], "yes");
+    assert_eq!(&PHP[greet.attrs..greet.core], "#[Route('/x')]\n    ");
+    let class = &decls[0];
+    assert!(PHP[class.range.clone()].starts_with("/** Doc. */\n#[AsService]\nfinal class"));
+    assert_eq!(decls[3].facts["set_visibility"], "private(set)");
+    assert!(decls[2].private && decls[5].private && decls[5].embedded);
+    assert_eq!(decls[8].facts["value"], "'H'");
+    assert_eq!(decls[9].facts["parameters"], "(int&$a, string ...$rest)");
+}
+
+#[test]
+fn lookup_accepts_short_and_qualified_names_and_lists_declarations() {
+    let decls = decls_of("a.php", PHP);
+    let name = |q: &str| find(&decls, q, Lang::Php, "a.php").map(|d| d.symbol.clone());
+    assert_eq!(
+        name("Greeter::greet()").ok().as_deref(),
+        Some("Greeter::greet()")
+    );
+    assert_eq!(
+        name("\\App\\Service\\Greeter::greet()").ok().as_deref(),
+        Some("Greeter::greet()")
+    );
+    assert_eq!(
+        name("Greeter::greet").ok().as_deref(),
+        Some("Greeter::greet()")
+    );
+    assert_eq!(name("helper()").ok().as_deref(), Some("helper()"));
+    let missing = name("Greeter::bye()").expect_err("unknown");
+    assert_eq!(missing.code, Code::TargetMissing);
+    let listed = missing.details["declarations"]
+        .as_array()
+        .expect("list")
+        .len();
+    assert_eq!(listed, decls.len());
+}
+
+#[test]
+fn python_and_typescript_symbols() {
+    let py = "class Greeter:\n    count: int = 0\n\n    @staticmethod\n    def greet(name: str) -> str:\n        return name\n\n    def _hidden(self):\n        pass\n\n    def __init__(self):\n        pass\n\n\nclass _Private:\n    def open(self):\n        pass\n\n\nasync def helper(a):\n    return a\n";
+    let decls = decls_of("a.py", py);
+    let seen: Vec<(&str, bool)> = decls
+        .iter()
+        .map(|d| (d.symbol.as_str(), d.private))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("Greeter", false),
+            ("Greeter.count", false),
+            ("Greeter.greet", false),
+            ("Greeter._hidden", true),
+            ("Greeter.__init__", false),
+            ("_Private", true),
+            ("_Private.open", true),
+            ("helper", false)
+        ]
+    );
+    assert_eq!(decls[2].facts["decorators"], "@staticmethod");
+    assert_eq!(decls[7].facts["async"], "yes");
+
+    let ts = "export class Greeter {\n  private count = 0;\n  #secret = 1;\n  static greet(name?: string): string {\n    return name;\n  }\n}\nexport interface Shape { area(): number }\nfunction local() {}\nexport enum Color { Red = 1 }\n";
+    let decls = decls_of("a.ts", ts);
+    let seen: Vec<(&str, bool)> = decls
+        .iter()
+        .map(|d| (d.symbol.as_str(), d.private))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("Greeter", false),
+            ("Greeter.count", true),
+            ("Greeter.#secret", true),
+            ("Greeter.greet", false),
+            ("Shape", false),
+            ("Shape.area", false),
+            ("local", true),
+            ("Color", false),
+            ("Color.Red", false)
+        ]
+    );
+    assert_eq!(decls[3].facts["modifiers"], "static");
+    assert_eq!(decls[3].facts["parameters"], "(name?:string)");
+}
+
+#[test]
+fn squash_ignores_layout_only() {
+    assert_eq!(
+        squash("( int  $a ,\n  string $b , )"),
+        squash("(int $a, string $b)")
+    );
+    assert_ne!(squash("(int $a)"), squash("(int $b)"));
+}
