@@ -10,6 +10,7 @@ mod languages;
 mod output;
 mod scenarios;
 mod scope;
+mod symbols;
 mod syntax;
 
 #[test]

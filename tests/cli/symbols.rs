@@ -1,0 +1,130 @@
+//! Symbol-addressed edits and the API-change guard, end to end. Data-driven cases under
+//! `fixtures/symbols/<lang>/<case>/`: `input/` (files before), `cmd.json`
+//! (`{"args": [...], "stdin"?: FILE, "config"?: [[key, value]]}`), `outcome.json`
+//! (`{"exit", "code"?, "api_changes"?: [[symbol, change, acknowledged]]}`) and `expected/`
+//! (the whole tree after, written by hand; absent: the tree must be unchanged).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::common::{Repo, code, git};
+use crate::scenarios::files;
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("read")).expect("json")
+}
+
+/// `[symbol, change, acknowledged]` of every API change a document reports.
+fn api_changes(doc: &Value) -> Value {
+    let list = match doc["ok"].as_bool() {
+        Some(false) => &doc["error"]["details"]["api_changes"],
+        _ => &doc["api_changes"],
+    };
+    let rows: Vec<Value> = list
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .map(|c| json!([c["symbol"], c["change"], c["acknowledged"]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    Value::Array(rows)
+}
+
+fn run_case(dir: &Path) {
+    let name = dir.display();
+    let repo = Repo::new();
+    let input = files(&dir.join("input"));
+    for (rel, bytes) in &input {
+        repo.write(rel, bytes);
+    }
+    repo.commit();
+    let cmd = read_json(&dir.join("cmd.json"));
+    let outcome = read_json(&dir.join("outcome.json"));
+    for pair in cmd["config"].as_array().into_iter().flatten() {
+        let (key, value) = (
+            pair[0].as_str().expect("key"),
+            pair[1].as_str().expect("value"),
+        );
+        git(repo.path(), &["config", key, value]);
+    }
+    let args: Vec<&str> = cmd["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let stdin = cmd["stdin"]
+        .as_str()
+        .map(|f| std::fs::read_to_string(dir.join(f)).expect("stdin file"))
+        .unwrap_or_default();
+    let (rc, doc) = repo.json_stdin(&args, &stdin);
+    assert_eq!(
+        i64::from(rc),
+        outcome["exit"].as_i64().unwrap_or(0),
+        "{name}: {doc}"
+    );
+    if let Some(expected) = outcome["code"].as_str() {
+        assert_eq!(code(&doc), expected, "{name}: {doc}");
+    }
+    if let Some(expected) = outcome.get("api_changes") {
+        assert_eq!(&api_changes(&doc), expected, "{name}: {doc}");
+    }
+    let expected_dir = dir.join("expected");
+    let expected = if expected_dir.exists() {
+        files(&expected_dir)
+    } else {
+        input
+    };
+    let after: BTreeMap<String, Vec<u8>> = repo
+        .tree()
+        .into_iter()
+        .filter(|(k, _)| !k.ends_with('/'))
+        .collect();
+    for (rel, want) in &expected {
+        let got = after
+            .get(rel)
+            .unwrap_or_else(|| panic!("{name}: {rel} missing"));
+        assert_eq!(
+            String::from_utf8_lossy(got),
+            String::from_utf8_lossy(want),
+            "{name}: {rel}"
+        );
+    }
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>(),
+        "{name}"
+    );
+    assert!(repo.temp_files().is_empty(), "{name}: temp files left");
+}
+
+#[test]
+fn every_symbol_case_holds() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/symbols");
+    let mut count = 0;
+    let mut langs: Vec<_> = std::fs::read_dir(&root)
+        .expect("fixtures/symbols")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    langs.sort();
+    for lang in langs {
+        let mut cases: Vec<_> = std::fs::read_dir(&lang)
+            .expect("lang")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        cases.sort();
+        for case in cases {
+            run_case(&case);
+            count += 1;
+        }
+    }
+    assert!(
+        count >= 10,
+        "expected the bundled symbol cases, found {count}"
+    );
+}
