@@ -20,7 +20,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "edit",
         summary: "one exact find/replace in one file, checked and applied as a transaction",
-        usage: "git identedit edit FILE --find=TEXT --replace=TEXT [--occurrence N | --all] [--expected-sha256 H] [--dry-run] [--diff]",
+        usage: "git identedit edit FILE (--find=TEXT --replace=TEXT [--occurrence N | --all] | --symbol S (--replace-body | --replace-symbol | --insert-member [--position start|end | --after M | --before M] | --remove-symbol) [--text T | --text-file F] [--no-reindent] | --add-use NAME) [--allow-signature-change] [--expected-sha256 H] [--dry-run] [--diff]",
     },
     CommandSpec {
         name: "patch",
@@ -90,6 +90,8 @@ fn plan_types() -> Value {
             "edits": "exact find/replace: {path, find, replace, occurrence?, all?, expected_source_sha256?}",
             "creates": "new file: {path, content}",
             "deletes": "remove a file: {path, expected_source_sha256?}",
+            "symbol_edits": "edits with an op (PHP, Python, TypeScript): replace_body|replace_symbol {path, symbol, code}, insert_member {path, symbol, code, position?|after?|before?}, remove_symbol {path, symbol}, add_use {path, name}; reindent?, expected_source_sha256?",
+            "allow_signature_change": "acknowledge API changes (otherwise api_change_refused)",
         },
     }])
 }
@@ -132,6 +134,7 @@ pub fn instructions() -> Value {
             "Several changes or files, new files, deletions: write one source_edit_plan and run `git identedit apply - --format=json` with the plan on stdin; everything commits together or not at all.",
             "Add `--dry-run --diff` to see the exact diff before writing; add `expected_source_sha256` (from an earlier output) to refuse a file that changed since you read it.",
             "Edits of one file all resolve against the file as read, never against each other's results; they must not overlap.",
+            "Name a declaration instead of copying it (PHP, Python, TypeScript): `git identedit edit FILE --symbol 'Greeter::greet()' --replace-body --text-file body.php`, or plan edits with an `op` (replace_body, replace_symbol, insert_member, remove_symbol, add_use); code is re-indented for you. Changing or removing a public declaration is refused (`api_change_refused`, `details.api_changes`) unless you checked its callers and pass `allow_signature_change` / `--allow-signature-change`.",
             "SEARCH/REPLACE blocks, Codex patches and unified diffs go to `git identedit apply -` as they are: blocks and hunks match exactly, then tolerating line endings, trailing whitespace, indentation and Unicode punctuation, always uniquely; a block already applied is reported `already_applied` and not applied twice; if any block fails, nothing is written and `error.details.failures` lists every one.",
             "On `ok: false`, follow `error.next_action`; nothing was written. `anchor_missing` names the closest lines; `anchor_ambiguous` lists every match: add context or set `occurrence`.",
         ],

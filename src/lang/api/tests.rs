@@ -110,3 +110,23 @@ fn python_and_typescript_rules() {
         ]
     );
 }
+
+#[test]
+fn typescript_bindings_and_type_aliases() {
+    let vars = "export const LIMIT: number = 10;\nexport type Id = string;\n";
+    let same = |from: &str, to: &str| changes("v.ts", vars, &vars.replace(from, to));
+    assert!(same("= 10", "= 20").is_empty(), "values");
+    assert_eq!(
+        same("LIMIT: number", "LIMIT: string"),
+        ["changed constant LIMIT (type)"]
+    );
+    assert_eq!(
+        same("Id = string", "Id = number"),
+        ["changed type Id (type)"]
+    );
+    assert_eq!(
+        same("export const", "const"),
+        ["changed constant LIMIT (visibility)"]
+    );
+    assert_eq!(same("export type Id = string;\n", ""), ["removed type Id"]);
+}

@@ -32,6 +32,8 @@ pub enum Kind {
     Property,
     Constant,
     Case,
+    /// A type alias (TypeScript `type X = …`).
+    Type,
 }
 
 impl Kind {
@@ -46,6 +48,7 @@ impl Kind {
             Kind::Property => "property",
             Kind::Constant => "constant",
             Kind::Case => "case",
+            Kind::Type => "type",
         }
     }
 

@@ -142,6 +142,30 @@ fn python_and_typescript_symbols() {
         ]
     );
     assert_eq!(decls[3].facts["modifiers"], "static");
+    let more = decls_of(
+        "b.ts",
+        "export const A: number = 1;\nlet b = 2;\nexport type Id = string | number;\n",
+    );
+    let seen: Vec<(&str, Kind, bool)> = more
+        .iter()
+        .map(|d| (d.symbol.as_str(), d.kind, d.private))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("A", Kind::Constant, false),
+            ("b", Kind::Constant, true),
+            ("Id", Kind::Type, false)
+        ]
+    );
+    assert_eq!(
+        (
+            more[0].facts["kind"].as_str(),
+            more[0].facts["type"].as_str()
+        ),
+        ("const", ":number")
+    );
+    assert_eq!(more[2].facts["type"], "string|number");
     assert_eq!(decls[3].facts["parameters"], "(name?:string)");
 }
 

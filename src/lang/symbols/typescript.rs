@@ -1,5 +1,5 @@
-//! TypeScript declarations: classes, interfaces, enums and functions with their methods,
-//! fields, signatures and members, spelled `Class.method` and `function`. Only what the file
+//! TypeScript declarations: classes, interfaces, enums, functions, type aliases and `const` /
+//! `let` bindings, with their methods, fields, signatures and members, spelled `Class.method` and `function`. Only what the file
 //! exports is public API; `private`, `protected` and `#name` members are private.
 
 use tree_sitter::{Node, Tree};
@@ -36,6 +36,10 @@ fn top_level(
         "interface_declaration" => Kind::Interface,
         "enum_declaration" => Kind::Enum,
         "function_declaration" | "generator_function_declaration" => Kind::Function,
+        "type_alias_declaration" => Kind::Type,
+        "lexical_declaration" | "variable_declaration" => {
+            return variables(outer, decl, exported, source, out);
+        }
         _ => return,
     };
     let Some(name) = decl.child_by_field_name("name").map(|n| text(n, source)) else {
@@ -48,6 +52,12 @@ fn top_level(
         d.facts.insert("abstract", "yes".into());
     }
     signature(decl, source, &mut d);
+    if let Some(value) = decl
+        .child_by_field_name("value")
+        .filter(|_| kind == Kind::Type)
+    {
+        d.facts.insert("type", squash(text(value, source)));
+    }
     let body = decl.child_by_field_name("body");
     if kind.is_container() {
         d.members = body.map(|b| b.byte_range());
@@ -96,6 +106,43 @@ fn framed(node: Node<'_>, source: &[u8], kind: Kind, name: &str, symbol: String)
         d.facts.insert("decorators", decorators.join(" "));
     }
     d
+}
+
+/// `export const A = …, b: T = …;`: one constant per declarator (a declaration of several is
+/// `embedded`: compared, not edited alone).
+fn variables(
+    outer: Node<'_>,
+    decl: Node<'_>,
+    exported: bool,
+    source: &[u8],
+    out: &mut Vec<Declaration>,
+) {
+    let declarators: Vec<Node<'_>> = children(decl)
+        .into_iter()
+        .filter(|c| c.kind() == "variable_declarator")
+        .collect();
+    let keyword = children(decl)
+        .first()
+        .map_or("", |k| text(*k, source))
+        .to_owned();
+    let many = declarators.len() > 1;
+    for declarator in declarators {
+        let Some(name) = declarator
+            .child_by_field_name("name")
+            .filter(|n| n.kind() == "identifier")
+            .map(|n| text(n, source))
+        else {
+            continue;
+        };
+        let mut d = framed(outer, source, Kind::Constant, name, name.to_owned());
+        d.private = !exported;
+        d.embedded = many;
+        d.facts.insert("kind", keyword.clone());
+        if let Some(ty) = declarator.child_by_field_name("type") {
+            d.facts.insert("type", squash(text(ty, source)));
+        }
+        out.push(d);
+    }
 }
 
 fn signature(node: Node<'_>, source: &[u8], d: &mut Declaration) {
