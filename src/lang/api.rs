@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::error::{Code, Error, Result};
+use crate::lang::gate::edited;
 use crate::lang::parse::{parse, retire};
 use crate::lang::provider_for;
 use crate::lang::symbols::{self, Declaration, Kind};
@@ -137,20 +138,39 @@ fn differences(olds: &[Declaration], news: &[Declaration]) -> Vec<FactChange> {
     out
 }
 
-/// The declarations of one version of a file, when its language has a symbol model and it
-/// parses (a file with syntax errors has no reliable declarations to compare).
-fn declarations_of(path: &str, bytes: &[u8]) -> Result<Option<Vec<Declaration>>> {
-    let Some(provider) = provider_for(path) else {
+/// The declarations of a file before and after its change, when its language has a symbol
+/// model and both versions parse (a file with syntax errors has no reliable declarations).
+/// The result is parsed incrementally from the source's tree.
+fn versions(file: &FileChange) -> Result<Option<(Vec<Declaration>, Vec<Declaration>)>> {
+    let (Some(provider), Some(before)) = (provider_for(&file.path.rel), file.before.as_ref())
+    else {
         return Ok(None);
     };
     if symbols::Lang::of(provider).is_none() {
         return Ok(None);
     }
-    let tree = parse(provider, bytes, None)?;
-    let clean = !tree.root_node().has_error();
-    let decls = symbols::declarations(provider, &tree, bytes).filter(|_| clean);
+    let before = &before.bytes[..];
+    let tree = parse(provider, before, None)?;
+    let old =
+        symbols::declarations(provider, &tree, before).filter(|_| !tree.root_node().has_error());
+    let new = match (&old, file.after.as_deref()) {
+        (None, _) => None,
+        (Some(_), None) => Some(Vec::new()),
+        (Some(_), Some(after)) => {
+            let base =
+                (!file.ranges.is_empty()).then(|| edited(&tree, before, after, &file.ranges));
+            let new_tree = parse(provider, after, base.as_ref())?;
+            let decls = symbols::declarations(provider, &new_tree, after)
+                .filter(|_| !new_tree.root_node().has_error());
+            retire(new_tree);
+            if let Some(base) = base {
+                retire(base);
+            }
+            decls
+        }
+    };
     retire(tree);
-    Ok(decls)
+    Ok(old.zip(new))
 }
 
 /// The guard's setting (`git config identedit.apiGuard`).
@@ -185,23 +205,7 @@ const GUARDED: &[&str] = &["source_edit_plan", "edit_flags"];
 /// Runs the guard over the prepared changes of `plan`: the API changes it finds (acknowledged
 /// when the plan allows them), or `api_change_refused`.
 pub fn guard(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Vec<ApiChange>> {
-    let mut changes = Vec::new();
-    for file in files.iter().filter(|f| f.action != Action::Unchanged) {
-        let rel = file.path.rel.as_str();
-        let before = file.before.as_ref().map(|s| &s.bytes[..]);
-        let Some(before) = before else { continue };
-        let Some(old) = declarations_of(rel, before)? else {
-            continue;
-        };
-        let new = match file.after.as_deref() {
-            Some(after) => match declarations_of(rel, after)? {
-                Some(decls) => decls,
-                None => continue,
-            },
-            None => Vec::new(),
-        };
-        changes.extend(compare(rel, &old, &new));
-    }
+    let mut changes = declared_changes(files)?;
     if changes.is_empty() {
         return Ok(changes);
     }
@@ -216,6 +220,44 @@ pub fn guard(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Vec<Ap
     for c in &mut changes {
         c.acknowledged = plan.allow_signature_change;
     }
+    Ok(changes)
+}
+
+/// The API changes of the whole plan. Declarations are compared across the plan's files, so
+/// a class moved to another file (a file move, or cut and paste) is not a removal.
+fn declared_changes(files: &[FileChange]) -> Result<Vec<ApiChange>> {
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    let mut paths: BTreeMap<String, String> = BTreeMap::new();
+    for file in files.iter().filter(|f| f.action != Action::Unchanged) {
+        if let Some((old, new)) = versions(file)? {
+            for d in &old {
+                paths
+                    .entry(d.key().to_owned())
+                    .or_insert_with(|| file.path.rel.clone());
+            }
+            before.extend(old);
+            after.extend(new);
+        }
+    }
+    if before.iter().all(|d| d.private) {
+        return Ok(Vec::new());
+    }
+    for file in files.iter().filter(|f| f.action == Action::Created) {
+        let (Some(provider), Some(bytes)) = (provider_for(&file.path.rel), file.after.as_deref())
+        else {
+            continue;
+        };
+        if symbols::Lang::of(provider).is_some() {
+            let tree = parse(provider, bytes, None)?;
+            after.extend(symbols::declarations(provider, &tree, bytes).unwrap_or_default());
+            retire(tree);
+        }
+    }
+    let mut changes = compare("", &before, &after);
+    for c in &mut changes {
+        c.path = paths.get(&c.symbol).cloned().unwrap_or_default();
+    }
+    changes.sort_by(|a, b| (&a.path, &a.symbol).cmp(&(&b.path, &b.symbol)));
     Ok(changes)
 }
 

@@ -12,6 +12,7 @@ pub mod languages;
 pub mod names;
 pub mod outline;
 pub mod parse;
+pub mod residue;
 pub mod symbols;
 
 use tree_sitter::{Language, Node};

@@ -198,6 +198,12 @@ fn split_leading(code: &str, lang: Lang) -> (usize, usize) {
 }
 
 fn replace_symbol(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Result<Change> {
+    if file.decls.iter().filter(|d| d.range == decl.range).count() > 1 {
+        return Err(refused(
+            decl,
+            "is declared together with others (`public $a, $b;`); replace the declaration with a find/replace edit",
+        ));
+    }
     let source = file.text.as_bytes();
     let indent = indent_at(source, decl.range.start);
     let code = place(&edit.code, &indent, &file.style, edit.reindent);
