@@ -67,6 +67,10 @@ pub fn resolve_file(
             failures.push(e);
         }
     }
+    crate::lang::symbols::imports::coalesce(
+        &mut out.splices,
+        |i| matches!(&plan.ops[i].kind, OpKind::Symbol(e) if matches!(e.op, crate::plan::symbol::SymbolOp::AddUse(_))),
+    );
     match Error::combine(failures) {
         Some(error) => Err(error),
         None => Ok(out),

@@ -11,6 +11,7 @@ use super::edit::File;
 use super::layout::line_start;
 use super::{Lang, children, squash, text};
 use crate::error::{Code, Error, Result};
+use crate::plan::splice::Splice;
 
 /// One import statement of the file: its sort key, what it imports, its node range.
 struct Import {
@@ -75,22 +76,73 @@ pub fn add_use(file: &File<'_>, name: &str) -> Result<Option<(Range<usize>, Stri
     Ok(Some(first_import(file, scope, &statement)))
 }
 
-/// Where imports go in a file that has none: after the namespace / declare / `<?php`, the
-/// module docstring, or leading comments; one blank line around.
+/// Several `add_use` edits of one file that land on the same point become one insertion, the
+/// statements sorted and deduplicated (otherwise two insertions at one point would overlap).
+/// `add_use(op)` says which operations are `add_use` edits.
+pub fn coalesce(splices: &mut Vec<Splice>, add_use: impl Fn(usize) -> bool) {
+    let mut i = 0;
+    while i < splices.len() {
+        let at = splices[i].range.clone();
+        if !at.is_empty() || !add_use(splices[i].op) {
+            i += 1;
+            continue;
+        }
+        let same: Vec<usize> = (i + 1..splices.len())
+            .filter(|&j| splices[j].range == at && add_use(splices[j].op))
+            .collect();
+        if same.is_empty() {
+            i += 1;
+            continue;
+        }
+        let first = &splices[i].text;
+        let eol = if first.contains("\r\n") { "\r\n" } else { "\n" };
+        let lead = &first[..first.len() - first.trim_start().len()];
+        let tail = &first[first.trim_end().len()..];
+        let (lead, tail) = (lead.to_owned(), tail.to_owned());
+        let mut statements: Vec<String> = std::iter::once(i)
+            .chain(same.iter().copied())
+            .map(|j| splices[j].text.trim().to_owned())
+            .collect();
+        statements.sort();
+        statements.dedup();
+        splices[i].text = format!("{lead}{}{tail}", statements.join(eol));
+        for j in same.into_iter().rev() {
+            splices.remove(j);
+        }
+        i += 1;
+    }
+}
+
+/// Where imports go in a file that has none: after the `<?php` tag, `declare` and
+/// `namespace` (PHP), the module docstring (Python) and header comments, one blank line
+/// around; never between a doc comment and its declaration.
 fn first_import(file: &File<'_>, scope: Node<'_>, statement: &str) -> (Range<usize>, String) {
     let eol = file.style.eol;
     let source = file.text.as_bytes();
     let nodes = children(scope);
+    let header = |n: &Node<'_>| match file.lang {
+        Lang::Php => matches!(
+            n.kind(),
+            "php_tag" | "declare_statement" | "namespace_definition" | "comment" | "{"
+        ),
+        Lang::Python => n.kind() == "comment" || is_docstring(*n),
+        Lang::TypeScript => n.kind() == "comment",
+    };
+    // A comment is a header only when a blank line separates it from what follows.
+    let detached = |n: &Node<'_>| {
+        n.kind() != "comment"
+            || n.next_sibling().is_some_and(|next| {
+                source[n.end_byte()..next.start_byte()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+                    > 1
+            })
+    };
     let anchor = nodes
         .iter()
-        .take_while(|n| match file.lang {
-            Lang::Php => matches!(
-                n.kind(),
-                "php_tag" | "declare_statement" | "namespace_definition" | "comment" | "{"
-            ),
-            Lang::Python => n.kind() == "comment" || is_docstring(**n),
-            Lang::TypeScript => n.kind() == "comment",
-        })
+        .take_while(|n| header(n))
+        .filter(|n| detached(n))
         .last();
     match anchor {
         Some(a) => (a.end_byte()..a.end_byte(), format!("{eol}{eol}{statement}")),
@@ -262,4 +314,108 @@ fn quote_of(file: &File<'_>) -> char {
         .filter(|l| l.starts_with("import "))
         .any(|l| l.contains('"'));
     if double { '"' } else { '\'' }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::edit::{File, resolve};
+    use super::super::layout::Style;
+    use super::super::{Lang, declarations};
+    use crate::lang::parse::parse;
+    use crate::lang::provider_for;
+    use crate::plan::splice::apply;
+    use crate::plan::symbol::{SymbolEdit, SymbolOp};
+
+    fn add(path: &str, source: &str, name: &str) -> String {
+        let provider = provider_for(path).expect("provider");
+        let tree = parse(provider, source.as_bytes(), None).expect("parse");
+        let decls = declarations(provider, &tree, source.as_bytes()).expect("model");
+        let file = File {
+            lang: Lang::of(provider).expect("lang"),
+            path,
+            text: source,
+            tree: &tree,
+            decls: &decls,
+            style: Style::of(source.as_bytes()),
+        };
+        let edit = SymbolEdit {
+            op: SymbolOp::AddUse(name.into()),
+            symbol: None,
+            code: String::new(),
+            reindent: true,
+            expected: None,
+        };
+        let resolved = resolve(&edit, &file, 0).expect("resolves");
+        let splices: Vec<_> = resolved.splice.into_iter().collect();
+        String::from_utf8(apply(source.as_bytes(), &splices)).expect("utf-8")
+    }
+
+    #[test]
+    fn first_imports_go_after_headers_never_between_a_doc_comment_and_its_declaration() {
+        assert_eq!(
+            add(
+                "a.php",
+                "<?php\n\nnamespace App;\n\n/** Doc. */\nclass A {}\n",
+                "App\\B"
+            ),
+            "<?php\n\nnamespace App;\n\nuse App\\B;\n\n/** Doc. */\nclass A {}\n"
+        );
+        assert_eq!(
+            add("a.php", "<?php\n/* License. */\n\nclass A {}\n", "B"),
+            "<?php\n/* License. */\n\nuse B;\n\nclass A {}\n"
+        );
+        assert_eq!(
+            add("a.py", "\"\"\"Doc.\"\"\"\n\n\ndef f():\n    pass\n", "os"),
+            "\"\"\"Doc.\"\"\"\n\nimport os\n\n\ndef f():\n    pass\n"
+        );
+        assert_eq!(
+            add("a.ts", "/** Doc. */\nexport class A {}\n", "X from m"),
+            "import { X } from 'm';\n\n/** Doc. */\nexport class A {}\n"
+        );
+    }
+
+    #[test]
+    fn add_use_edits_at_one_point_merge_sorted() {
+        let splice = |text: &str, op| crate::plan::splice::Splice {
+            range: 5..5,
+            text: text.into(),
+            op,
+        };
+        let mut splices = vec![
+            splice("\r\nuse C;", 0),
+            splice("\r\nuse B;", 1),
+            splice("\r\nuse C;", 2),
+        ];
+        super::coalesce(&mut splices, |_| true);
+        assert_eq!(splices, vec![splice("\r\nuse B;\r\nuse C;", 0)]);
+        let mut first = vec![splice("import b\n\n", 0), splice("import a\n\n", 3)];
+        super::coalesce(&mut first, |_| true);
+        assert_eq!(first, vec![splice("import a\nimport b\n\n", 0)]);
+        let mut other = vec![splice("x", 0), splice("y", 1)];
+        super::coalesce(&mut other, |op| op == 0);
+        assert_eq!(other.len(), 2);
+    }
+
+    #[test]
+    fn imports_are_sorted_and_never_doubled() {
+        let php = "<?php\nuse A\\B;\nuse C\\D;\n";
+        assert_eq!(
+            add("a.php", php, "B\\C"),
+            "<?php\nuse A\\B;\nuse B\\C;\nuse C\\D;\n"
+        );
+        assert_eq!(add("a.php", php, "\\c\\d"), php);
+        let py = "import os\nfrom typing import List, Optional\n";
+        assert_eq!(add("a.py", py, "typing.Optional"), py);
+        assert_eq!(add("a.py", py, "from typing import List"), py);
+        assert_eq!(
+            add("a.py", py, "json"),
+            "import json\nimport os\nfrom typing import List, Optional\n"
+        );
+        let ts = "import { a } from \"./a\";\r\nimport { z } from \"./z\";\r\n";
+        assert_eq!(add("a.ts", ts, "a from ./a"), ts);
+        assert_eq!(
+            add("a.ts", ts, "m from ./m"),
+            "import { a } from \"./a\";\r\nimport { m } from \"./m\";\r\nimport { z } from \"./z\";\r\n"
+        );
+    }
 }

@@ -177,3 +177,169 @@ fn squash_ignores_layout_only() {
     );
     assert_ne!(squash("(int $a)"), squash("(int $b)"));
 }
+
+/// The file after one symbol edit.
+fn edited(
+    path: &str,
+    source: &str,
+    op: SymbolOp,
+    symbol: &str,
+    code: &str,
+    reindent: bool,
+) -> Result<String> {
+    let provider = provider_for(path).expect("provider");
+    let tree = parse(provider, source.as_bytes(), None).expect("parse");
+    let decls = declarations(provider, &tree, source.as_bytes()).expect("model");
+    let file = edit::File {
+        lang: Lang::of(provider).expect("lang"),
+        path,
+        text: source,
+        tree: &tree,
+        decls: &decls,
+        style: layout::Style::of(source.as_bytes()),
+    };
+    let request = crate::plan::symbol::SymbolEdit {
+        op,
+        symbol: Some(symbol.into()),
+        code: code.into(),
+        reindent,
+        expected: None,
+    };
+    let resolved = edit::resolve(&request, &file, 0)?;
+    let splices: Vec<_> = resolved.splice.into_iter().collect();
+    Ok(String::from_utf8(crate::plan::splice::apply(source.as_bytes(), &splices)).expect("utf-8"))
+}
+
+use crate::plan::symbol::{Position, SymbolOp};
+
+#[test]
+fn removal_leaves_no_doubled_or_dangling_blank_line() {
+    let php = "<?php\nclass A\n{\n    public $a;\n\n    public function f() {}\n\n    public function g() {}\n}\n";
+    let remove =
+        |symbol: &str| edited("a.php", php, SymbolOp::RemoveSymbol, symbol, "", true).expect("ok");
+    assert_eq!(
+        remove("A::$a"),
+        "<?php\nclass A\n{\n    public function f() {}\n\n    public function g() {}\n}\n"
+    );
+    assert_eq!(
+        remove("A::f()"),
+        "<?php\nclass A\n{\n    public $a;\n\n    public function g() {}\n}\n"
+    );
+    assert_eq!(
+        remove("A::g()"),
+        "<?php\nclass A\n{\n    public $a;\n\n    public function f() {}\n}\n"
+    );
+    let grouped = "<?php\nclass A\n{\n    public $a, $b;\n}\n";
+    let err =
+        edited("a.php", grouped, SymbolOp::RemoveSymbol, "A::$a", "", true).expect_err("grouped");
+    assert_eq!(err.code, Code::PlanMalformed);
+}
+
+#[test]
+fn members_go_into_empty_classes_and_bodies_can_be_emptied() {
+    let insert = |src: &str| {
+        edited(
+            "a.php",
+            src,
+            SymbolOp::InsertMember(Position::End),
+            "A",
+            "public function f() {}",
+            true,
+        )
+        .expect("ok")
+    };
+    assert_eq!(
+        insert("<?php\nclass A\n{\n}\n"),
+        "<?php\nclass A\n{\n    public function f() {}\n}\n"
+    );
+    assert_eq!(
+        insert("<?php\nclass A {}\n"),
+        "<?php\nclass A {\n    public function f() {}\n}\n"
+    );
+    let body = "<?php\nfunction f(): void\n{\n    echo 1;\n}\n";
+    let emptied = edited("a.php", body, SymbolOp::ReplaceBody, "f()", "", true).expect("ok");
+    assert_eq!(emptied, "<?php\nfunction f(): void\n{\n}\n");
+    let abstract_method =
+        "<?php\nabstract class A\n{\n    abstract public function f(): void;\n}\n";
+    let err = edited(
+        "a.php",
+        abstract_method,
+        SymbolOp::ReplaceBody,
+        "A::f()",
+        "x();",
+        true,
+    )
+    .expect_err("no body");
+    assert_eq!(err.code, Code::PlanMalformed);
+}
+
+#[test]
+fn verbatim_code_and_crlf_python() {
+    let py = "class A:\r\n\tdef f(self):\r\n\t\treturn 1\r\n";
+    let out = edited(
+        "a.py",
+        py,
+        SymbolOp::ReplaceBody,
+        "A.f",
+        "x = 1\n    return x",
+        true,
+    )
+    .expect("ok");
+    assert_eq!(
+        out,
+        "class A:\r\n\tdef f(self):\r\n\t\tx = 1\r\n\t\t\treturn x\r\n"
+    );
+    let out = edited(
+        "a.py",
+        py,
+        SymbolOp::ReplaceBody,
+        "A.f",
+        "x = 1\nreturn x",
+        true,
+    )
+    .expect("ok");
+    assert_eq!(
+        out,
+        "class A:\r\n\tdef f(self):\r\n\t\tx = 1\r\n\t\treturn x\r\n"
+    );
+    let php = "<?php\nclass A\n{\n    function f()\n    {\n        return 1;\n    }\n}\n";
+    let out = edited(
+        "a.php",
+        php,
+        SymbolOp::ReplaceBody,
+        "A::f()",
+        "return 2;",
+        false,
+    )
+    .expect("ok");
+    assert_eq!(
+        out,
+        "<?php\nclass A\n{\n    function f()\n    {\nreturn 2;\n    }\n}\n"
+    );
+}
+
+#[test]
+fn replace_symbol_keeps_or_replaces_doc_and_attributes() {
+    let php = "<?php\nclass A\n{\n    /** Old. */\n    #[Old]\n    public function f() {}\n}\n";
+    let replace = |code: &str| {
+        edited("a.php", php, SymbolOp::ReplaceSymbol, "A::f()", code, true).expect("ok")
+    };
+    assert_eq!(
+        replace("public function f() { return 1; }"),
+        php.replace("f() {}", "f() { return 1; }")
+    );
+    assert_eq!(
+        replace("#[New]\npublic function f() {}"),
+        php.replace("#[Old]", "#[New]")
+    );
+    assert_eq!(
+        replace("/** New. */\npublic function f() {}"),
+        php.replace("Old. */", "New. */")
+    );
+    let both = replace("/** New. */\n#[New]\npublic function f() {}");
+    assert_eq!(
+        both,
+        php.replace("Old. */", "New. */")
+            .replace("#[Old]", "#[New]")
+    );
+}
