@@ -113,6 +113,7 @@ fn replace_body(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Resul
         let code = place(&edit.code, &inner, &file.style, edit.reindent);
         let keep = docstring_end(file, &body).filter(|_| !starts_with_string(&edit.code));
         return Ok(match keep {
+            None if code.trim().is_empty() => (body.start..body.end, "pass".to_owned()),
             Some(end) if code.trim().is_empty() => (end..body.end, String::new()),
             Some(end) => (end..body.end, format!("{}{code}", file.style.eol)),
             None => (

@@ -119,6 +119,8 @@ pub struct Declaration {
     pub body: Option<Range<usize>>,
     /// Class-likes: the member list (`{ … }` with braces, or a Python block).
     pub members: Option<Range<usize>>,
+    /// The name as declared (`greet`, `$count`).
+    pub name_range: Range<usize>,
     /// The declaration shares its node with others or is part of a list (a promoted
     /// constructor property, `public $a, $b;`): only its shape can be compared.
     pub embedded: bool,
@@ -138,6 +140,7 @@ pub(crate) fn declaration(
     symbol: String,
     range: Range<usize>,
 ) -> Declaration {
+    let start = range.start;
     Declaration {
         kind,
         name: name.to_owned(),
@@ -151,6 +154,7 @@ pub(crate) fn declaration(
         range,
         body: None,
         members: None,
+        name_range: start..start,
         embedded: false,
     }
 }
@@ -158,12 +162,31 @@ pub(crate) fn declaration(
 /// The declarations of a parsed file, in document order; `None` when the language has no
 /// symbol model.
 pub fn declarations(provider: &Provider, tree: &Tree, source: &[u8]) -> Option<Vec<Declaration>> {
-    let decls = match Lang::of(provider)? {
+    let mut decls = match Lang::of(provider)? {
         Lang::Php => php::declarations(tree, source),
         Lang::Python => python::declarations(tree, source),
         Lang::TypeScript => typescript::declarations(tree, source),
     };
+    for d in &mut decls {
+        d.name_range = name_range(source, d);
+    }
     Some(decls)
+}
+
+/// Where the name is declared: its first whole-word occurrence after the modifiers.
+fn name_range(source: &[u8], d: &Declaration) -> Range<usize> {
+    let text = std::str::from_utf8(&source[d.core..d.range.end]).unwrap_or_default();
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut from = 0;
+    while let Some(i) = text[from..].find(d.name.as_str()) {
+        let (start, end) = (from + i, from + i + d.name.len());
+        let clear_before = !text[..start].chars().next_back().is_some_and(word);
+        if clear_before && !text[end..].chars().next().is_some_and(word) {
+            return d.core + start..d.core + end;
+        }
+        from = end;
+    }
+    d.core..d.core
 }
 
 /// The one declaration `query` names. Unknown or ambiguous symbols are refused with the list

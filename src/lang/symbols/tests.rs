@@ -63,6 +63,9 @@ fn php_symbols_are_namespaced_and_spelled_like_agent_edit() {
     assert_eq!(greet.facts["parameters"], "(?string $name=null)");
     assert_eq!(greet.facts["static"], "yes");
     assert_eq!(&PHP[greet.attrs..greet.core], "#[Route('/x')]\n    ");
+    for d in &decls {
+        assert_eq!(&PHP[d.name_range.clone()], d.name, "{}", d.symbol);
+    }
     let class = &decls[0];
     assert!(PHP[class.range.clone()].starts_with("/** Doc. */\n#[AsService]\nfinal class"));
     assert_eq!(decls[3].facts["set_visibility"], "private(set)");
@@ -342,4 +345,32 @@ fn replace_symbol_keeps_or_replaces_doc_and_attributes() {
         php.replace("Old. */", "New. */")
             .replace("#[Old]", "#[New]")
     );
+}
+
+#[test]
+fn python_bodies_keep_their_docstring_and_never_end_empty() {
+    let py = "class A:\r\n\tdef f(self):\r\n\t\treturn 1\r\n";
+    let emptied = edited("a.py", py, SymbolOp::ReplaceBody, "A.f", "", true).expect("ok");
+    assert_eq!(emptied, "class A:\r\n\tdef f(self):\r\n\t\tpass\r\n");
+    let documented = "def f():\n    \"\"\"Doc.\"\"\"\n    return 1\n";
+    let kept = edited(
+        "a.py",
+        documented,
+        SymbolOp::ReplaceBody,
+        "f",
+        "return 2",
+        true,
+    )
+    .expect("ok");
+    assert_eq!(kept, "def f():\n    \"\"\"Doc.\"\"\"\n    return 2\n");
+    let replaced = edited(
+        "a.py",
+        documented,
+        SymbolOp::ReplaceBody,
+        "f",
+        "'''New.'''\nreturn 2",
+        true,
+    )
+    .expect("ok");
+    assert_eq!(replaced, "def f():\n    '''New.'''\n    return 2\n");
 }
