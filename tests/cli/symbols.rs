@@ -128,3 +128,156 @@ fn every_symbol_case_holds() {
         "expected the bundled symbol cases, found {count}"
     );
 }
+
+const GREETER: &str = "<?php\n\nclass Greeter\n{\n    public function greet(string $name): string\n    {\n        return 'Hello ' . $name;\n    }\n}\n";
+
+#[test]
+fn the_documented_command_line_replaces_a_body_from_a_file() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    repo.write(
+        "body.php",
+        "$name = trim($name);\n\nreturn 'Hello ' . $name;\n",
+    );
+    let args = [
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter::greet()",
+        "--replace-body",
+        "--text-file",
+        "body.php",
+    ];
+    let (rc, doc) = repo.json(&[&args[..], &["--dry-run"]].concat());
+    assert_eq!(
+        (rc, repo.text("src/Greeter.php")),
+        (0, GREETER.to_owned()),
+        "{doc}"
+    );
+    let (rc, doc) = repo.json(&args);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        doc["changed_files"][0]["edits"][0]["matched_by"],
+        "replace_body"
+    );
+    assert_eq!(
+        repo.text("src/Greeter.php"),
+        "<?php\n\nclass Greeter\n{\n    public function greet(string $name): string\n    {\n        $name = trim($name);\n\n        return 'Hello ' . $name;\n    }\n}\n"
+    );
+}
+
+#[test]
+fn member_flags_no_reindent_and_the_json_request() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter",
+        "--insert-member",
+        "--position",
+        "start",
+        "--text",
+        "    private int $count = 0;",
+        "--no-reindent",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    let request = r#"{"type": "source_edit_plan", "contract_version": "1.0", "edits": [
+        {"op": "insert_member", "path": "src/Greeter.php", "symbol": "Greeter", "before": "greet()", "code": "public const A = 1;"}]}"#;
+    let (rc, doc) = repo.json_stdin(&["edit", "--json"], request);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        repo.text("src/Greeter.php"),
+        "<?php\n\nclass Greeter\n{\n    private int $count = 0;\n\n    public const A = 1;\n\n    public function greet(string $name): string\n    {\n        return 'Hello ' . $name;\n    }\n}\n"
+    );
+}
+
+#[test]
+fn flag_mistakes_are_usage_errors_and_write_nothing() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    for args in [
+        vec!["edit", "src/Greeter.php", "--symbol", "Greeter::greet()"],
+        vec![
+            "edit",
+            "src/Greeter.php",
+            "--symbol",
+            "Greeter::greet()",
+            "--replace-body",
+            "--remove-symbol",
+        ],
+        vec![
+            "edit",
+            "src/Greeter.php",
+            "--symbol",
+            "Greeter::greet()",
+            "--remove-symbol",
+            "--find",
+            "a",
+            "--replace",
+            "b",
+        ],
+        vec![
+            "edit",
+            "src/Greeter.php",
+            "--symbol",
+            "Greeter::greet()",
+            "--replace-symbol",
+        ],
+        vec!["edit", "src/Greeter.php", "--replace-body"],
+    ] {
+        let (rc, doc) = repo.json(&args);
+        assert_eq!((rc, code(&doc)), (2, "usage"), "{args:?}: {doc}");
+    }
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter::greet()",
+        "--replace-body",
+        "--text",
+        "return $name;;",
+        "--dry-run",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter::greet()",
+        "--replace-body",
+        "--text",
+        "return (;",
+    ]);
+    assert_eq!((rc, code(&doc)), (1, "parse_failure"), "{doc}");
+    assert_eq!(repo.text("src/Greeter.php"), GREETER);
+}
+
+#[test]
+fn the_outcome_carries_acknowledged_changes_and_text_output_lists_them() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    let out = repo.run(&[
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter::greet()",
+        "--remove-symbol",
+        "--allow-signature-change",
+        "--format",
+        "text",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "api change (acknowledged): removed method Greeter::greet() in src/Greeter.php"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        repo.text("src/Greeter.php"),
+        "<?php\n\nclass Greeter\n{\n}\n"
+    );
+}
