@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::edited;
@@ -21,22 +21,33 @@ use crate::target::workspace::Workspace;
 use crate::txn::change::{Action, FileChange};
 
 /// One fact of a declaration that changed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FactChange {
     pub fact: String,
     pub before: String,
     pub after: String,
 }
 
+/// What happened to a public declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// Removed or renamed (or no longer public).
+    Removed,
+    /// A function's or method's signature changed.
+    SignatureChanged,
+    /// The shape of a class-like, property, constant, case or type changed.
+    ShapeChanged,
+}
+
 /// One API change of one file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiChange {
     pub path: String,
     pub symbol: String,
     pub kind: Kind,
-    /// `removed`, `signature_changed` or `shape_changed`.
-    pub change: &'static str,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub change: Change,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub facts: Vec<FactChange>,
     /// The plan acknowledged it (`allow_signature_change`): applied, not refused.
     pub acknowledged: bool,
@@ -46,7 +57,7 @@ impl ApiChange {
     /// `removed Greeter::greet()` / `changed Greeter::greet() (parameters, return_type)`.
     pub fn describe(&self) -> String {
         match self.change {
-            "removed" => format!("removed {} {}", self.kind.as_str(), self.symbol),
+            Change::Removed => format!("removed {} {}", self.kind.as_str(), self.symbol),
             _ => {
                 let facts: Vec<&str> = self.facts.iter().map(|f| f.fact.as_str()).collect();
                 format!(
@@ -84,14 +95,14 @@ pub fn compare(path: &str, before: &[Declaration], after: &[Declaration]) -> Vec
             acknowledged: false,
         };
         let Some(news) = after.get(&key) else {
-            changes.push(change("removed", Vec::new()));
+            changes.push(change(Change::Removed, Vec::new()));
             continue;
         };
         let facts = differences(&olds, news);
         if !facts.is_empty() {
             let what = match old.kind {
-                Kind::Function | Kind::Method => "signature_changed",
-                _ => "shape_changed",
+                Kind::Function | Kind::Method => Change::SignatureChanged,
+                _ => Change::ShapeChanged,
             };
             changes.push(change(what, facts));
         }

@@ -130,3 +130,31 @@ fn typescript_bindings_and_type_aliases() {
     );
     assert_eq!(same("export type Id = string;\n", ""), ["removed type Id"]);
 }
+
+#[test]
+fn class_likes_and_round_trip() {
+    let php = "<?php\ninterface I { public function f(): void; }\ntrait T {}\nenum E: string { case A = 'a'; }\n";
+    let same = |from: &str, to: &str| changes("a.php", php, &php.replace(from, to));
+    assert_eq!(
+        same("interface I", "interface J"),
+        ["removed interface I", "removed method I::f()"]
+    );
+    assert_eq!(same("trait T {}\n", ""), ["removed trait T"]);
+    assert_eq!(
+        same("enum E: string", "enum E: int"),
+        ["changed enum E (backing_type)"]
+    );
+    assert_eq!(
+        same("interface I", "abstract class I"),
+        ["changed interface I (abstract, kind)"]
+    );
+    let (b, a) = (
+        decls_of("a.php", php),
+        decls_of("a.php", &php.replace("void", "int")),
+    );
+    let found = compare("a.php", &b, &a);
+    let json = serde_json::to_string(&found).expect("serializes");
+    assert!(json.contains("\"change\":\"signature_changed\""), "{json}");
+    let back: Vec<ApiChange> = serde_json::from_str(&json).expect("deserializes");
+    assert_eq!(back, found);
+}

@@ -20,7 +20,9 @@ use crate::error::{Code, Error, Result};
 use crate::lang::Provider;
 
 /// What a declaration declares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     Class,
