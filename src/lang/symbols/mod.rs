@@ -218,7 +218,7 @@ pub fn find<'d>(
     } else {
         exact
     };
-    let listing: Vec<String> = decls.iter().map(|d| d.symbol.clone()).collect();
+    let listing = || decls.iter().map(|d| d.symbol.clone()).collect::<Vec<_>>();
     match found.as_slice() {
         [one] => Ok(one),
         [] => Err(Error::new(
@@ -226,7 +226,7 @@ pub fn find<'d>(
             format!("no declaration `{query}` in {path}"),
         )
         .detail("symbol", query)
-        .detail("declarations", listing)
+        .detail("declarations", listing())
         .hint("Pick one of `details.declarations` (the declarations the file has now).")),
         many => Err(Error::new(
             Code::AmbiguousTarget,
@@ -239,7 +239,7 @@ pub fn find<'d>(
                 .map(|d| d.qualified.clone().unwrap_or_else(|| d.symbol.clone()))
                 .collect::<Vec<_>>(),
         )
-        .detail("declarations", listing)
+        .detail("declarations", listing())
         .hint("Qualify the symbol (namespace, class) so that it names one declaration.")),
     }
 }

@@ -374,3 +374,42 @@ fn python_bodies_keep_their_docstring_and_never_end_empty() {
     .expect("ok");
     assert_eq!(replaced, "def f():\n    '''New.'''\n    return 2\n");
 }
+
+#[test]
+fn members_at_the_start_follow_a_docstring_and_precede_the_first_member() {
+    let py = "class A:\n    \"\"\"Doc.\"\"\"\n\n    def f(self):\n        pass\n";
+    let out = edited(
+        "a.py",
+        py,
+        SymbolOp::InsertMember(Position::Start),
+        "A",
+        "x: int = 0",
+        true,
+    )
+    .expect("ok");
+    assert_eq!(
+        out,
+        "class A:\n    \"\"\"Doc.\"\"\"\n\n    x: int = 0\n\n    def f(self):\n        pass\n"
+    );
+    let ts = "export class A {\n\tb = 1;\n}\n";
+    let out = edited(
+        "a.ts",
+        ts,
+        SymbolOp::InsertMember(Position::Start),
+        "A",
+        "a = 0;",
+        true,
+    )
+    .expect("ok");
+    assert_eq!(out, "export class A {\n\ta = 0;\n\n\tb = 1;\n}\n");
+    let err = edited(
+        "a.ts",
+        ts,
+        SymbolOp::InsertMember(Position::After("c".into())),
+        "A",
+        "a = 0;",
+        true,
+    )
+    .expect_err("unknown member");
+    assert_eq!(err.code, Code::TargetMissing);
+}
