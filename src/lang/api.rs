@@ -194,7 +194,7 @@ enum Mode {
 }
 
 /// Read lazily: only a plan that changes an API, or could, pays for it.
-fn mode(ws: &Workspace) -> Mode {
+fn configured_mode(ws: &Workspace) -> Mode {
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(&ws.root)
@@ -216,15 +216,26 @@ const GUARDED: &[&str] = &["source_edit_plan", "edit_flags"];
 /// Runs the guard over the prepared changes of `plan`: the API changes it finds (acknowledged
 /// when the plan allows them), or `api_change_refused`.
 pub fn guard(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Vec<ApiChange>> {
-    let mut changes = declared_changes(files)?;
-    if changes.is_empty() {
-        return Ok(changes);
-    }
-    let mode = mode(ws);
-    if mode == Mode::Off {
+    let guarded = GUARDED.contains(&plan.dialect);
+    let mut setting = None;
+    let mut mode = || *setting.get_or_insert_with(|| configured_mode(ws));
+    // Report-only front-ends respect the gate's parse budget: a file it skipped is not
+    // parsed again here (unless the guard refuses everywhere).
+    let over_budget = |f: &FileChange| {
+        f.syntax
+            .as_ref()
+            .is_some_and(|s| s.status == "out_of_scope")
+    };
+    let parse_all = guarded || (files.iter().any(over_budget) && mode() == Mode::All);
+    let considered: Vec<&FileChange> = files
+        .iter()
+        .filter(|f| parse_all || !over_budget(f))
+        .collect();
+    let mut changes = declared_changes(&considered)?;
+    if changes.is_empty() || mode() == Mode::Off {
         return Ok(Vec::new());
     }
-    let refuses = mode == Mode::All || GUARDED.contains(&plan.dialect);
+    let refuses = mode() == Mode::All || guarded;
     if refuses && !plan.allow_signature_change {
         return Err(refusal(&changes));
     }
@@ -236,7 +247,7 @@ pub fn guard(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Vec<Ap
 
 /// The API changes of the whole plan. Declarations are compared across the plan's files, so
 /// a class moved to another file (a file move, or cut and paste) is not a removal.
-fn declared_changes(files: &[FileChange]) -> Result<Vec<ApiChange>> {
+fn declared_changes(files: &[&FileChange]) -> Result<Vec<ApiChange>> {
     let (mut before, mut after) = (Vec::new(), Vec::new());
     let mut paths: BTreeMap<String, String> = BTreeMap::new();
     for file in files.iter().filter(|f| f.action != Action::Unchanged) {

@@ -281,3 +281,41 @@ fn the_outcome_carries_acknowledged_changes_and_text_output_lists_them() {
         "<?php\n\nclass Greeter\n{\n}\n"
     );
 }
+
+#[test]
+fn report_only_front_ends_respect_the_parse_budget_but_plans_never_skip_the_guard() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    let blocks = "src/Greeter.php\n```php\n<<<<<<< SEARCH\n    public function greet(string $name): string\n=======\n    public function greet(string $name, string $greeting = 'Hello'): string\n>>>>>>> REPLACE\n```\n";
+    let run = |args: &[&str], stdin: &str| {
+        let mut cmd = repo.cmd();
+        cmd.args(args)
+            .args(["--format", "json", "--dry-run"])
+            .env("IDENTEDIT_SYNTAX_MAX_BYTES", "0");
+        let out = crate::common::run_with_stdin(&mut cmd, stdin);
+        (
+            out.status.code().unwrap_or(-1),
+            crate::common::parse_one_document(&out),
+        )
+    };
+    let (rc, doc) = run(&["apply", "-", "--dialect", "blocks"], blocks);
+    assert_eq!((rc, api_changes(&doc)), (0, json!([])), "{doc}");
+    let (rc, doc) = run(
+        &[
+            "edit",
+            "src/Greeter.php",
+            "--find",
+            "string $name)",
+            "--replace",
+            "string $name, int $n = 1)",
+        ],
+        "",
+    );
+    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+    let (rc, doc) = repo.json_stdin(&["apply", "-", "--dialect", "blocks", "--dry-run"], blocks);
+    assert_eq!(
+        (rc, api_changes(&doc)),
+        (0, json!([["Greeter::greet()", "signature_changed", false]])),
+        "{doc}"
+    );
+}
