@@ -158,3 +158,32 @@ fn class_likes_and_round_trip() {
     let back: Vec<ApiChange> = serde_json::from_str(&json).expect("deserializes");
     assert_eq!(back, found);
 }
+
+#[test]
+fn php_84_property_shapes() {
+    let php = "<?php\nclass P\n{\n    public private(set) string $name { get => $this->name; }\n    public static int $n = 0;\n    final public const A = 1;\n    public function __construct(public readonly int $id) {}\n}\n";
+    let same = |from: &str, to: &str| changes("p.php", php, &php.replace(from, to));
+    assert!(
+        same("get => $this->name;", "get => strtoupper($this->name);").is_empty(),
+        "hook bodies"
+    );
+    assert_eq!(
+        same("public private(set) string", "public string"),
+        ["changed property P::$name (set_visibility)"]
+    );
+    assert_eq!(
+        same("public static int $n", "public int $n"),
+        ["changed property P::$n (static)"]
+    );
+    assert_eq!(
+        same("final public const", "public const"),
+        ["changed constant P::A (final)"]
+    );
+    assert_eq!(
+        same("public readonly int $id", "public int $id"),
+        [
+            "changed property P::$id (readonly)",
+            "changed method P::__construct() (parameters)"
+        ]
+    );
+}
