@@ -217,6 +217,38 @@ mod tests {
         assert_eq!(place("  a\n b", "    ", &spaces, false), "  a\n b");
     }
 
+    proptest::proptest! {
+        #[test]
+        fn minimal_splices_give_the_same_bytes(
+            source in "[ab\n\u{e9}]{0,12}",
+            text in "[ab\n\u{e9}]{0,12}",
+            cut in (0usize..13, 0usize..13),
+        ) {
+            let mut bounds: Vec<usize> = (0..=source.len()).filter(|&i| source.is_char_boundary(i)).collect();
+            bounds.dedup();
+            let (a, b) = (bounds[cut.0 % bounds.len()], bounds[cut.1 % bounds.len()]);
+            let range = a.min(b)..a.max(b);
+            let splice = minimal(&source, range.clone(), &text, 0);
+            let want = format!("{}{text}{}", &source[..range.start], &source[range.end..]);
+            let got = crate::plan::splice::apply(source.as_bytes(), &[splice.clone()]);
+            proptest::prop_assert_eq!(got, want.into_bytes());
+            proptest::prop_assert!(splice.range.start >= range.start && splice.range.end <= range.end);
+        }
+
+        #[test]
+        fn placed_code_has_the_target_indent_and_line_ending(
+            lines in proptest::collection::vec("( {0,8}|\t{0,2})[a-z]{1,4}", 1..6),
+            crlf in proptest::bool::ANY,
+        ) {
+            let style = Style { eol: if crlf { "\r\n" } else { "\n" }, unit: "\t".into() };
+            let placed = place(&lines.join("\n"), "\t", &style, true);
+            for line in placed.split(style.eol) {
+                proptest::prop_assert!(line.starts_with('\t') && !line.contains('\n'), "{line:?}");
+            }
+            proptest::prop_assert_eq!(placed.split(style.eol).count(), lines.len());
+        }
+    }
+
     #[test]
     fn minimal_keeps_common_ends() {
         let s = minimal("{ return 1; }", 0..13, "{ return 2; }", 3);

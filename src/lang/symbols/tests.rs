@@ -413,3 +413,52 @@ fn members_at_the_start_follow_a_docstring_and_precede_the_first_member() {
     .expect_err("unknown member");
     assert_eq!(err.code, Code::TargetMissing);
 }
+
+fn never_panics(path: &str, source: &str) {
+    let provider = provider_for(path).expect("provider");
+    let tree = parse(provider, source.as_bytes(), None).expect("parse");
+    let decls = declarations(provider, &tree, source.as_bytes()).expect("model");
+    let mut ops = vec![
+        SymbolOp::ReplaceBody,
+        SymbolOp::ReplaceSymbol,
+        SymbolOp::RemoveSymbol,
+        SymbolOp::InsertMember(Position::Start),
+        SymbolOp::InsertMember(Position::End),
+        SymbolOp::AddUse("A\\B".into()),
+    ];
+    if let Some(first) = decls.first() {
+        ops.push(SymbolOp::InsertMember(Position::After(first.name.clone())));
+    }
+    for d in &decls {
+        for op in &ops {
+            let _ = edited(
+                path,
+                source,
+                op.clone(),
+                &d.symbol,
+                "/** x */\n#[Y]\n@z\nreturn 1;",
+                true,
+            );
+        }
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn symbol_edits_never_panic_on_odd_php(parts in proptest::collection::vec(proptest::sample::select(vec![
+        "<?php\n", "class A", "{", "}", "function f()", "public ", "$x", ";", "\n", "    ", "/** d */", "#[X]",
+        "const C = 1", "enum E", "case K", "use A\\B;", "namespace N;", "(", ")", "é", "\r\n", "\t", "private(set) ",
+    ]), 0..40)) {
+        never_panics("a.php", &parts.concat());
+    }
+
+    #[test]
+    fn symbol_edits_never_panic_on_odd_python_and_typescript(parts in proptest::collection::vec(proptest::sample::select(vec![
+        "class A", ":", "\n", "    ", "def f(self)", "\"\"\"d\"\"\"", "@dec", "import os", "x: int = 1", "é", "\t",
+        "export ", "{", "}", "function g()", ";", "private ", "#p = 1", "import { a } from 'm';", "type T = number",
+    ]), 0..40)) {
+        let source = parts.concat();
+        never_panics("a.py", &source);
+        never_panics("a.ts", &source);
+    }
+}
