@@ -230,7 +230,7 @@ mod tests {
             let range = a.min(b)..a.max(b);
             let splice = minimal(&source, range.clone(), &text, 0);
             let want = format!("{}{text}{}", &source[..range.start], &source[range.end..]);
-            let got = crate::plan::splice::apply(source.as_bytes(), &[splice.clone()]);
+            let got = crate::plan::splice::apply(source.as_bytes(), std::slice::from_ref(&splice));
             proptest::prop_assert_eq!(got, want.into_bytes());
             proptest::prop_assert!(splice.range.start >= range.start && splice.range.end <= range.end);
         }
