@@ -29,6 +29,13 @@ pub enum Code {
     ResourceBusy,
     ApplyFailed,
     Internal,
+    NotARepository,
+    BareRepository,
+    ReceiptNotFound,
+    ReceiptNotRecorded,
+    Drifted,
+    HookRefused,
+    HookConflict,
     ApiChangeRefused,
 }
 
@@ -51,6 +58,8 @@ pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_BUSY: u8 = 4;
 /// Writing failed and every file was restored.
 pub const EXIT_APPLY_FAILED: u8 = 5;
+/// The files were written but their receipt could not be recorded.
+pub const EXIT_UNRECORDED: u8 = 6;
 /// A bug: please report it.
 pub const EXIT_INTERNAL: u8 = 70;
 
@@ -69,6 +78,15 @@ const fn info(
         meaning,
     }
 }
+
+/// The code of a failure nothing else classifies; also what an unknown code falls back to.
+const INTERNAL: CodeInfo = info(
+    Code::Internal,
+    "failed",
+    "report",
+    EXIT_INTERNAL,
+    "unclassified failure (a bug)",
+);
 
 /// The code table: name, next action, exit code and meaning of every code.
 pub const CODES: &[CodeInfo] = &[
@@ -205,12 +223,55 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_APPLY_FAILED,
         "writing failed; every file was restored",
     ),
+    INTERNAL,
     info(
-        Code::Internal,
-        "failed",
-        "report",
-        EXIT_INTERNAL,
-        "unclassified failure (a bug)",
+        Code::NotARepository,
+        "not_a_repository",
+        "run_inside_a_git_repository",
+        EXIT_REFUSED,
+        "the command needs the git ledger and no repository was found",
+    ),
+    info(
+        Code::BareRepository,
+        "bare_repository",
+        "run_inside_a_work_tree",
+        EXIT_REFUSED,
+        "the repository is bare: it has no work tree to edit",
+    ),
+    info(
+        Code::ReceiptNotFound,
+        "receipt_not_found",
+        "list_receipts_with_log",
+        EXIT_REFUSED,
+        "no receipt has this label or id",
+    ),
+    info(
+        Code::ReceiptNotRecorded,
+        "receipt_not_recorded",
+        "inspect_working_tree",
+        EXIT_UNRECORDED,
+        "the files were written but their receipt could not be recorded",
+    ),
+    info(
+        Code::Drifted,
+        "drifted",
+        "inspect_drifted_files",
+        EXIT_REFUSED,
+        "a file no longer has the bytes its receipt published",
+    ),
+    info(
+        Code::HookRefused,
+        "hook_refused",
+        "fix_staged_files",
+        EXIT_REFUSED,
+        "the pre-commit hook refused the commit: a pending recovery, a syntax regression or edit-format residue in a staged file (`problems`)",
+    ),
+    info(
+        Code::HookConflict,
+        "hook_conflict",
+        "resolve_hooks_by_hand",
+        EXIT_REFUSED,
+        "a hook could not be installed or removed without overwriting someone else's (`path`), or the receipts to note moved",
     ),
     info(
         Code::ApiChangeRefused,
@@ -227,8 +288,7 @@ impl Code {
         CODES
             .iter()
             .find(|entry| entry.code == self)
-            .or_else(|| CODES.iter().find(|entry| entry.code == Code::Internal))
-            .unwrap_or(&CODES[0])
+            .unwrap_or(&INTERNAL)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -313,7 +373,9 @@ impl Error {
     pub fn effective_hint(&self) -> String {
         let written = match self.code {
             Code::ApplyFailed => "Every file was restored.",
+            Code::ReceiptNotRecorded => "The files listed in details.changed_files WERE changed.",
             Code::Internal => "This is a bug; please report it with the command and input.",
+            Code::HookRefused => "The commit was not made.",
             _ => "Nothing was changed.",
         };
         match &self.hint {
@@ -397,6 +459,13 @@ mod tests {
             Code::ResourceBusy,
             Code::ApplyFailed,
             Code::Internal,
+            Code::NotARepository,
+            Code::BareRepository,
+            Code::ReceiptNotFound,
+            Code::ReceiptNotRecorded,
+            Code::Drifted,
+            Code::HookRefused,
+            Code::HookConflict,
             Code::ApiChangeRefused,
         ];
         for code in all {

@@ -35,7 +35,27 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "apply",
         summary: "apply a source_edit_plan, Aider SEARCH/REPLACE blocks (a whole reply is fine), a Codex `*** Begin Patch` patch or a unified diff, all or nothing; `-` reads stdin",
-        usage: "git identedit apply INPUT|- [--dialect plan|blocks|codex|diff] [--dry-run] [--diff] [--task LABEL]",
+        usage: "git identedit apply INPUT|- [--dialect plan|blocks|codex|diff] [--dry-run] [--diff] [--task LABEL] [--stage | --cached]",
+    },
+    CommandSpec {
+        name: "verify",
+        summary: "re-prove a receipt (default: the newest): input unchanged, published digests, syntax, observed files; exit 0 passed, 1 failed, 3 incomplete",
+        usage: "git identedit verify [LABEL|RECEIPT]",
+    },
+    CommandSpec {
+        name: "undo",
+        summary: "restore a receipt's pre-images through the same engine, refused when a file drifted; undoing an undo is a redo",
+        usage: "git identedit undo [LABEL|RECEIPT] [--dry-run] [--diff]",
+    },
+    CommandSpec {
+        name: "log",
+        summary: "the receipts of refs/identedit/log, newest first",
+        usage: "git identedit log [-n N] [--json]",
+    },
+    CommandSpec {
+        name: "show",
+        summary: "one receipt and the diff of its stored images",
+        usage: "git identedit show [LABEL|RECEIPT]",
     },
     CommandSpec {
         name: "schema",
@@ -51,6 +71,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "instructions",
         summary: "prompt-ready operating procedure",
         usage: "git identedit instructions",
+    },
+    CommandSpec {
+        name: "hook",
+        summary: "git hooks: install/uninstall (chains existing hooks), pre-commit (refuses pending recovery, syntax regressions, edit-format residue in staged files), post-commit (notes the receipts a commit contains)",
+        usage: "git identedit hook install|uninstall|pre-commit|post-commit",
     },
 ];
 
@@ -119,7 +144,12 @@ pub fn capabilities() -> Value {
 pub fn instructions() -> Value {
     let usage: Vec<&str> = COMMANDS
         .iter()
-        .filter(|c| matches!(c.name, "edit" | "apply" | "read" | "patch"))
+        .filter(|c| {
+            matches!(
+                c.name,
+                "edit" | "apply" | "read" | "patch" | "verify" | "undo"
+            )
+        })
         .map(|c| c.usage)
         .collect();
     json!({
@@ -136,6 +166,7 @@ pub fn instructions() -> Value {
             "Edits of one file all resolve against the file as read, never against each other's results; they must not overlap.",
             "Name a declaration instead of copying it (PHP, Python, TypeScript): `git identedit edit FILE --symbol 'Greeter::greet()' --replace-body --text-file body.php`, or plan edits with an `op` (replace_body, replace_symbol, insert_member, remove_symbol, add_use); code is re-indented for you. Changing or removing a public declaration is refused (`api_change_refused`, `details.api_changes`) unless you checked its callers and pass `allow_signature_change` / `--allow-signature-change`.",
             "SEARCH/REPLACE blocks, Codex patches and unified diffs go to `git identedit apply -` as they are: blocks and hunks match exactly, then tolerating line endings, trailing whitespace, indentation and Unicode punctuation, always uniquely; a block already applied is reported `already_applied` and not applied twice; if any block fails, nothing is written and `error.details.failures` lists every one.",
+            "Every write inside a git repository records a receipt (`receipt.commit`, `receipt.label` in the output): `git identedit verify LABEL` re-proves it, `git identedit undo LABEL` reverses it unless the files changed since.",
             "On `ok: false`, follow `error.next_action`; nothing was written. `anchor_missing` names the closest lines; `anchor_ambiguous` lists every match: add context or set `occurrence`.",
         ],
         "commands": usage,

@@ -8,7 +8,7 @@ use super::flags::WriteFlags;
 
 use crate::error::{Error, Result};
 use crate::formats::{self, Dialect};
-use crate::report::{self, Report};
+use crate::report::Report;
 use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
 
@@ -27,9 +27,6 @@ pub struct ApplyArgs {
     /// Input dialect, when detection by content is not wanted.
     #[arg(long, value_enum)]
     pub dialect: Option<Dialect>,
-    /// Label for the change (overrides the plan's `target_id`).
-    #[arg(long, value_name = "LABEL")]
-    pub task: Option<String>,
     /// Acknowledge changes to public declarations (as `"allow_signature_change": true`).
     #[arg(long)]
     pub allow_signature_change: bool,
@@ -52,22 +49,15 @@ pub fn run(
     };
     let mut plan = formats::compile(&input, args.dialect.or(format_dialect))?;
     plan.allow_signature_change |= args.allow_signature_change;
-    if let Some(task) = &args.task {
+    if let Some(task) = &args.write.task {
         plan.label = Some(task.clone());
     }
-    let outcome = txn::execute(
-        ws,
-        &plan,
-        txn::Options {
-            exact: args.exact,
-            overwrite: args.overwrite,
-            ..args.write.options()
-        },
-    )?;
-    Ok((
-        report::outcome(&plan, &outcome, args.write.diff),
-        outcome.recovered,
-    ))
+    let options = txn::Options {
+        exact: args.exact,
+        overwrite: args.overwrite,
+        ..args.write.options()
+    };
+    super::write::run(ws, "apply", &plan, input, options, &args.write)
 }
 
 /// Reads the plan from stdin (`-`) or a file relative to the current directory.

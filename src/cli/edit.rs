@@ -9,9 +9,9 @@ use super::flags::{FindFlags, WriteFlags};
 
 use crate::error::{Code, Error, Result};
 use crate::plan::Plan;
-use crate::report::{self, Report};
+use crate::report::Report;
 use crate::target::workspace::Workspace;
-use crate::txn::{self, journal::Recovered};
+use crate::txn::journal::Recovered;
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
@@ -35,19 +35,18 @@ pub struct EditArgs {
 }
 
 pub fn run(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>)> {
-    let mut plan = if args.json {
+    let (mut plan, input) = if args.json {
         from_stdin(args)?
     } else if args.symbols.wanted() {
         let find = args.find.is_some() || args.replace.is_some();
         let expected = args.find_flags.expected()?;
-        args.symbols.plan(args.file.clone(), find, expected)?
+        let plan = args.symbols.plan(args.file.clone(), find, expected)?;
+        (plan, super::command_line())
     } else {
-        from_flags(args)?
+        (from_flags(args)?, super::command_line())
     };
     args.symbols.acknowledge(&mut plan);
-    let outcome = txn::execute(ws, &plan, args.write.options())?;
-    let report = report::outcome(&plan, &outcome, args.write.diff);
-    Ok((report, outcome.recovered))
+    super::write::run(ws, "edit", &plan, input, args.write.options(), &args.write)
 }
 
 fn from_flags(args: &EditArgs) -> Result<Plan> {
@@ -61,7 +60,7 @@ fn from_flags(args: &EditArgs) -> Result<Plan> {
 
 /// `--json`: the request is a `source_edit_plan` on stdin (identedit's node and line request
 /// shapes need the syntax layer, which this build does not have).
-fn from_stdin(args: &EditArgs) -> Result<Plan> {
+fn from_stdin(args: &EditArgs) -> Result<(Plan, Vec<u8>)> {
     if args.find.is_some() || args.replace.is_some() || args.file.is_some() {
         return Err(super::usage_error(
             "`--json` reads the whole request from stdin; drop FILE, --find and --replace",
@@ -80,5 +79,5 @@ fn from_stdin(args: &EditArgs) -> Result<Plan> {
         )
         .hint("Send a source_edit_plan instead (see `git identedit schema`)."));
     }
-    crate::formats::compile(&input, None)
+    Ok((crate::formats::compile(&input, None)?, input))
 }

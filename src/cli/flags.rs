@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::plan::{Digest, Occurrence, OpKind, TextEdit};
 use crate::txn;
 
-/// `--dry-run`, `--diff`, `--allow-syntax-errors`.
-#[derive(Debug, Args)]
+/// `--dry-run`, `--diff`, `--allow-syntax-errors`, `--stage`, `--cached`.
+#[derive(Clone, Debug, Args)]
 pub struct WriteFlags {
     /// Prove everything, write nothing.
     #[arg(long)]
@@ -19,6 +19,15 @@ pub struct WriteFlags {
     /// Allow text and line edits that add syntax errors to files in supported languages.
     #[arg(long)]
     pub allow_syntax_errors: bool,
+    /// Also stage the new contents in the index (as `git apply --index`).
+    #[arg(long, visible_alias = "index", conflicts_with = "cached")]
+    pub stage: bool,
+    /// Apply to the index only, leaving the work tree alone (as `git apply --cached`).
+    #[arg(long)]
+    pub cached: bool,
+    /// Label of the receipt (default: the plan's `target_id`, else `plan-<sha256 prefix>`).
+    #[arg(long, value_name = "LABEL")]
+    pub task: Option<String>,
 }
 
 impl WriteFlags {

@@ -96,5 +96,6 @@ pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
         text: text_out,
         raw: false,
         note: String::new(),
+        exit: None,
     })
 }

@@ -19,6 +19,7 @@ fn document(value: Value, raw: bool) -> (Report, Vec<Recovered>) {
             text,
             raw,
             note: String::new(),
+            exit: None,
         },
         Vec::new(),
     )

@@ -5,11 +5,17 @@ pub mod apply;
 pub mod edit;
 pub mod flags;
 pub mod handoff;
+pub mod hook;
 pub mod info;
+pub mod log;
 pub mod output;
 pub mod patch;
 pub mod read;
+pub mod show;
 pub mod symbol_flags;
+pub mod undo;
+pub mod verify;
+pub mod write;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -71,12 +77,22 @@ pub enum Command {
     Read(read::ReadArgs),
     /// Apply a source_edit_plan from a file or `-` (stdin), all or nothing.
     Apply(apply::ApplyArgs),
+    /// Re-prove a receipt (default: the newest): exit 0 passed, 1 failed, 3 incomplete.
+    Verify(verify::VerifyArgs),
+    /// Restore a receipt's pre-images (default: the newest), unless a file drifted since.
+    Undo(undo::UndoArgs),
+    /// List the receipts of the operation log, newest first.
+    Log(log::LogArgs),
+    /// Show one receipt and its diff.
+    Show(show::ShowArgs),
     /// Print the JSON Schema of the plan.
     Schema,
     /// List what this build can execute.
     Capabilities,
     /// Print prompt-ready operating instructions for a coding agent.
     Instructions,
+    /// Git hooks: install, uninstall, and the pre-commit / post-commit checks they run.
+    Hook(hook::HookArgs),
 }
 
 impl Command {
@@ -86,9 +102,14 @@ impl Command {
             Command::Patch(_) => "patch",
             Command::Read(_) => "read",
             Command::Apply(_) => "apply",
+            Command::Verify(_) => "verify",
+            Command::Undo(_) => "undo",
+            Command::Log(_) => "log",
+            Command::Show(_) => "show",
             Command::Schema => "schema",
             Command::Capabilities => "capabilities",
             Command::Instructions => "instructions",
+            Command::Hook(_) => "hook",
         }
     }
 
@@ -100,6 +121,8 @@ impl Command {
             Command::Edit(a) => a.write.diff,
             Command::Patch(a) => a.write.diff,
             Command::Apply(a) => a.write.diff,
+            Command::Undo(a) => a.write.diff,
+            Command::Hook(_) => true,
             _ => false,
         }
     }
@@ -110,6 +133,7 @@ impl Command {
             Command::Edit(a) => a.json,
             Command::Patch(a) => a.json,
             Command::Read(a) => a.json,
+            Command::Log(a) => a.json,
             _ => false,
         }
     }
@@ -121,21 +145,37 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Ok(ws) => ws,
         Err(e) => return (Err(e), Vec::new()),
     };
-    let mut recovered = journal::recover(&ws.journal_dir());
+    // A hook must not roll back a half-written transaction under a running `git commit`: the
+    // pre-commit check reports it instead.
+    let mut recovered = match cli.command {
+        Command::Hook(_) => Vec::new(),
+        _ => journal::recover(&ws.journal_dir()),
+    };
     let result = match &cli.command {
         Command::Edit(args) => edit::run(&ws, args),
         Command::Patch(args) => patch::run(&ws, args),
         Command::Read(args) => read::run(&ws, args, format == Format::Json),
         Command::Apply(args) => apply::run(&ws, args, cli.format.and_then(Format::dialect)),
+        Command::Verify(args) => verify::run(&ws, args).map(|r| (r, Vec::new())),
+        Command::Undo(args) => undo::run(&ws, args),
+        Command::Log(args) => log::run(&ws, args).map(|r| (r, Vec::new())),
+        Command::Show(args) => show::run(&ws, args).map(|r| (r, Vec::new())),
         Command::Schema => Ok(info::schema()),
         Command::Capabilities => Ok(info::capabilities()),
         Command::Instructions => Ok(info::instructions()),
+        Command::Hook(args) => hook::run(&ws, args),
     };
     let result = result.map(|(report, more)| {
         recovered.extend(more);
         report
     });
     (result, recovered)
+}
+
+/// The command line as JSON: the recorded input of commands that take their plan as flags.
+pub(crate) fn command_line() -> Vec<u8> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    serde_json::to_vec(&args).unwrap_or_default()
 }
 
 /// Shared by commands that apply a plan.

@@ -36,7 +36,7 @@ fn write_ignoring_pipe(mut out: impl Write, bytes: &[u8]) {
 /// Prints the result of `command` and returns the process exit code.
 pub fn emit(command: &str, format: Format, result: Result<Report>, recovered: &[Recovered]) -> u8 {
     let code = match &result {
-        Ok(_) => EXIT_OK,
+        Ok(report) => report.exit.unwrap_or(EXIT_OK),
         Err(e) => e.code.exit_code(),
     };
     let (recovered_json, recovered_text) = report::recovered(recovered);

@@ -15,7 +15,7 @@ use super::flags::{FindFlags, WriteFlags};
 use crate::error::{Error, Result};
 use crate::formats::patch_request;
 use crate::plan::{LineAnchor, NodeOp, OpKind, Plan, Target};
-use crate::report::{self, Report};
+use crate::report::Report;
 use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
 
@@ -91,25 +91,25 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
             .ok_or_else(|| usage("--from-diff needs the FILE to search"))?;
         return Ok((super::handoff::run(ws, diff, file)?, Vec::new()));
     }
-    let (plan, dry_run) = if args.json {
+    let (plan, dry_run, input) = if args.json {
         let mut input = Vec::new();
         std::io::stdin()
             .read_to_end(&mut input)
             .map_err(|e| Error::io("reading stdin", &e))?;
         let request = patch_request::parse(&input)?;
-        (request.plan, args.write.dry_run || request.dry_run)
+        (request.plan, args.write.dry_run || request.dry_run, input)
     } else {
-        (from_flags(ws, args)?, args.write.dry_run)
+        (
+            from_flags(ws, args)?,
+            args.write.dry_run,
+            super::command_line(),
+        )
     };
     let options = txn::Options {
         dry_run,
         ..args.write.options()
     };
-    let outcome = txn::execute(ws, &plan, options)?;
-    Ok((
-        report::outcome(&plan, &outcome, args.write.diff),
-        outcome.recovered,
-    ))
+    super::write::run(ws, "patch", &plan, input, options, &args.write)
 }
 
 fn usage(message: impl Into<String>) -> Error {

@@ -1,9 +1,16 @@
-//! Everything git: for now, finding the repository that contains a directory.
+//! Everything git. This file finds the repository that contains a directory, cheaply, on the
+//! path of every edit; `repo` opens it with gix when a command needs objects or refs, and
+//! `ledger` writes receipt objects and refs.
 //!
 //! Discovery is a walk up the directory tree looking for `.git` (a directory, or a file of the
 //! form `gitdir: PATH` as in linked worktrees and submodules), honouring `GIT_DIR` and
 //! `GIT_WORK_TREE` as git does for its subcommands. It reads no config and no objects, so it
 //! costs a few `stat` calls on the path of every edit.
+
+pub mod cached;
+pub mod index;
+pub mod ledger;
+pub mod repo;
 
 use std::path::{Path, PathBuf};
 

@@ -125,6 +125,12 @@ pub enum OpKind {
     Create { content: String },
     /// Delete an existing file.
     Delete { expected: Option<Digest> },
+    /// Put exact bytes back (undo): the file must hold `expected` (or, when `expected` is
+    /// absent, must not exist). Only a move may share its file.
+    Restore {
+        content: std::sync::Arc<Vec<u8>>,
+        expected: Option<Digest>,
+    },
     /// A symbol-addressed edit (`replace_body`, `insert_member`, ...), resolved on the syntax
     /// tree of the file as read.
     Symbol(symbol::SymbolEdit),

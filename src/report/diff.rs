@@ -51,6 +51,61 @@ pub fn file_diff(change: &FileChange) -> String {
     out
 }
 
+/// The diff between two stored images (`None`: the file did not exist on that side), as one
+/// region from the first to the last differing byte.
+pub fn unified(old_path: &str, new_path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
+    let (old_bytes, new_bytes) = (old.unwrap_or_default(), new.unwrap_or_default());
+    if old == new {
+        return String::new();
+    }
+    let mut out = format!("diff --git a/{old_path} b/{new_path}\n");
+    match (old, new) {
+        (None, _) => {
+            let _ = write!(
+                out,
+                "new file mode 100644\n--- /dev/null\n+++ b/{new_path}\n"
+            );
+        }
+        (_, None) => {
+            let _ = write!(
+                out,
+                "deleted file mode 100644\n--- a/{old_path}\n+++ /dev/null\n"
+            );
+        }
+        _ => {
+            if old_path != new_path {
+                let _ = write!(out, "rename from {old_path}\nrename to {new_path}\n");
+            }
+            let _ = write!(out, "--- a/{old_path}\n+++ b/{new_path}\n");
+        }
+    }
+    let prefix = old_bytes
+        .iter()
+        .zip(new_bytes)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let room = old_bytes.len().min(new_bytes.len()) - prefix;
+    let suffix = old_bytes
+        .iter()
+        .rev()
+        .zip(new_bytes.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let region = if old.is_none() || new.is_none() {
+        (0..old_bytes.len(), 0..new_bytes.len())
+    } else {
+        widen(
+            old_bytes,
+            new_bytes,
+            prefix..old_bytes.len() - suffix,
+            prefix..new_bytes.len() - suffix,
+        )
+    };
+    hunks(&mut out, old_bytes, new_bytes, &[region]);
+    out
+}
+
 fn mode_of(permissions: &std::fs::Permissions) -> &'static str {
     use std::os::unix::fs::PermissionsExt;
     if permissions.mode() & 0o111 != 0 {

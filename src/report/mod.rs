@@ -17,6 +17,7 @@ use crate::txn::journal::Recovered;
 pub const SCHEMA_VERSION: &str = "1.0";
 
 /// A command's result, ready to print in either format.
+#[derive(Default)]
 pub struct Report {
     pub json: Map<String, Value>,
     pub text: String,
@@ -24,6 +25,9 @@ pub struct Report {
     pub raw: bool,
     /// Text for stderr in text mode (the summary, when stdout carries a diff).
     pub note: String,
+    /// Exit code of a result that is not an error but not a success either (`verify`:
+    /// 1 failed, 3 incomplete). `None` is 0.
+    pub exit: Option<u8>,
 }
 
 fn short(hex: Option<String>) -> String {
@@ -149,10 +153,6 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
     let (locations, omitted) = structure::locations(&outcome.files);
     json.insert("locations".into(), locations);
     json.insert("locations_omitted".into(), omitted.into());
-    json.insert(
-        "receipt".into(),
-        json!({"recorded": false, "reason": "the git ledger is not part of this build"}),
-    );
     let mut text: String = outcome
         .files
         .iter()
@@ -185,6 +185,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         text,
         raw: false,
         note,
+        exit: None,
     }
 }
 

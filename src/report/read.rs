@@ -245,5 +245,6 @@ pub fn render(views: &[FileView], json_mode: bool, verbose: bool, several: bool)
         text,
         raw: false,
         note: String::new(),
+        exit: None,
     }
 }

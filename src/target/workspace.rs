@@ -31,7 +31,11 @@ impl Workspace {
         let cwd = std::env::current_dir()
             .and_then(std::fs::canonicalize)
             .map_err(|e| Error::io("the current directory", &e))?;
-        Ok(Self::at(cwd))
+        let ws = Self::at(cwd);
+        if ws.repo.is_none() && ws.cwd.ancestors().any(git::repo::is_bare_git_dir) {
+            return Err(git::repo::bare());
+        }
+        Ok(ws)
     }
 
     /// The workspace of a canonical directory.

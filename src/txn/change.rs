@@ -69,6 +69,16 @@ pub struct FileChange {
     pub new_permissions: Option<std::fs::Permissions>,
     /// What the syntax gate observed (absent for deleted and unchanged files).
     pub syntax: Option<crate::lang::gate::Checked>,
+    /// The other end of a move: the source (on the destination's change) or the destination
+    /// (on the source's), root-relative.
+    pub moved: Option<Moved>,
+}
+
+/// One side of a move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Moved {
+    From(String),
+    To(String),
 }
 
 impl FileChange {

@@ -306,3 +306,38 @@ pub fn settle(dir: &Path, keys: &[String]) -> Vec<Recovered> {
     }
     out
 }
+
+/// A journal found by [`pending`].
+#[derive(Clone, Debug)]
+pub struct Pending {
+    pub path: PathBuf,
+    /// The journal's record, when it reads back.
+    pub record: Option<Record>,
+    /// Its owner still runs (holds the lock); otherwise the next invocation rolls it back.
+    pub live: bool,
+}
+
+/// Every journal in `dir` and whether its owner still runs. Changes nothing: a dead journal
+/// is left for [`recover`] (the lock is only tested, then released).
+pub fn pending(dir: &Path) -> Vec<Pending> {
+    let mut out = Vec::new();
+    for path in entries(dir) {
+        if path.extension().is_none_or(|e| e != "journal") {
+            continue;
+        }
+        let Ok(file) = File::open(&path) else {
+            continue;
+        };
+        let live = matches!(file.try_lock(), Err(TryLockError::WouldBlock));
+        if file.metadata().is_ok_and(|m| m.nlink() == 0) {
+            continue;
+        }
+        drop(file);
+        let record = fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        out.push(Pending { path, record, live });
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}

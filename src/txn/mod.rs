@@ -45,8 +45,30 @@ pub struct Outcome {
     pub api_changes: Vec<crate::lang::api::ApiChange>,
 }
 
+/// Watches a transaction from inside its locks: the ledger observes the work tree just before
+/// and just after the files are published, and records what happened while no other identedit
+/// writer can touch the plan's files.
+pub trait Observer {
+    /// The plan is proven and about to be published.
+    fn before_publish(&mut self, files: &[FileChange]);
+    /// Publishing ended: `Ok` when every file was written, `Err` when it failed and every file
+    /// was restored. An error returned after a successful publish means the files stay
+    /// written but unrecorded.
+    fn after_publish(&mut self, files: &[FileChange], published: Result<(), &Error>) -> Result<()>;
+}
+
 /// Proves and applies `plan` in `ws`, all or nothing.
 pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome> {
+    execute_observed(ws, plan, options, None)
+}
+
+/// [`execute`], with an observer called under the locks around the publish.
+pub fn execute_observed(
+    ws: &Workspace,
+    plan: &Plan,
+    options: Options,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Outcome> {
     let files = prepare::prepare(ws, plan, &options)?;
     let api_changes = crate::lang::api::guard(ws, plan, &files)?;
     let writes = files.iter().any(|c| c.action != Action::Unchanged);
@@ -75,7 +97,16 @@ pub fn execute(ws: &Workspace, plan: &Plan, options: Options) -> Result<Outcome>
         .filter(|c| c.action != Action::Unchanged)
         .collect();
     if !writes.is_empty() {
-        publish::publish(&ws.journal_dir(), &writes, keys)?;
+        match observer {
+            Some(observer) => {
+                observer.before_publish(&files);
+                let published = publish::publish(&ws.journal_dir(), &writes, keys);
+                let recorded = observer.after_publish(&files, published.as_ref().copied());
+                published?;
+                recorded?;
+            }
+            None => publish::publish(&ws.journal_dir(), &writes, keys)?,
+        }
     }
     Ok(Outcome {
         dry_run: false,

@@ -10,7 +10,7 @@ use crate::target::path::{self, TargetPath};
 use crate::target::snapshot;
 use crate::target::workspace::Workspace;
 use crate::txn::Options;
-use crate::txn::change::{Action, FileChange};
+use crate::txn::change::{Action, FileChange, Moved};
 
 /// The destination of the group's move, if it has one.
 pub fn destination<'p>(plan: &'p Plan, ops: &[usize]) -> Option<(usize, &'p PathSpec)> {
@@ -46,9 +46,11 @@ pub fn split(
         .ok_or_else(|| Error::internal("a moved file has a pre-image"))?;
     let content = change.after.clone().unwrap_or_else(|| before.bytes.clone());
     let digest = change.after_digest.unwrap_or(before.digest);
-    let destination = arrive(&dest, (content, digest), &change, options).map_err(located)?;
+    let mut destination = arrive(&dest, (content, digest), &change, options).map_err(located)?;
+    destination.moved = Some(Moved::From(change.path.rel.clone()));
     let source = FileChange {
         action: Action::Deleted,
+        moved: Some(Moved::To(dest.rel.clone())),
         after: None,
         after_digest: None,
         ranges: Vec::new(),
@@ -76,6 +78,7 @@ fn arrive(
         new_dirs: Vec::new(),
         new_permissions: source.before.as_ref().map(|b| b.permissions.clone()),
         syntax: source.syntax.clone(),
+        moved: None,
     };
     match snapshot::check_absent(dest) {
         Ok(()) => {

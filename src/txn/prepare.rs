@@ -126,6 +126,9 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         e.at(&first.origin.label())
             .detail("pointer", first.origin.pointer())
     };
+    if let Some((content, expected)) = restoring(plan, g) {
+        return restored(g, content, expected, budget).map_err(located);
+    }
     match &first.kind {
         OpKind::Create { content }
             if options.overwrite && snapshot::check_absent(&g.path).is_err() =>
@@ -188,8 +191,62 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         | OpKind::Targeted { .. }
         | OpKind::Block(_)
         | OpKind::Move { .. }
+        | OpKind::Restore { .. }
         | OpKind::Symbol(_) => prepare_edits(plan, g, located, options, budget),
     }
+}
+
+/// The bytes a `Restore` operation of the group puts back, and the file it expects.
+fn restoring<'p>(plan: &'p Plan, g: &Group) -> Option<(&'p Arc<Vec<u8>>, Option<Digest>)> {
+    g.ops.iter().find_map(|&i| match &plan.ops[i].kind {
+        OpKind::Restore { content, expected } => Some((content, *expected)),
+        _ => None,
+    })
+}
+
+/// A file put back to exact bytes: replaced when it holds `expected`, created when `expected`
+/// is absent and so is the file.
+fn restored(
+    g: &Group,
+    content: &Arc<Vec<u8>>,
+    expected: Option<Digest>,
+    budget: &Budget,
+) -> Result<FileChange> {
+    let Some(expected) = expected else {
+        snapshot::check_absent(&g.path)?;
+        return created(g, content.to_vec(), budget);
+    };
+    let before = snapshot::read_any(&g.path)?;
+    if before.digest != expected {
+        return Err(Error::new(
+            Code::EvidenceChanged,
+            format!(
+                "{} changed since it was published (sha256 {}, expected {})",
+                g.path.rel,
+                before.digest.to_hex(),
+                expected.to_hex()
+            ),
+        )
+        .detail("path", g.path.rel.as_str())
+        .detail("expected_sha256", expected.to_hex())
+        .detail("actual_sha256", before.digest.to_hex()));
+    }
+    let ranges = vec![(0..before.bytes.len(), 0..content.len())];
+    let action = if before.bytes.as_slice() == content.as_slice() {
+        Action::Unchanged
+    } else {
+        Action::Modified
+    };
+    let mut change = change(
+        g.path.clone(),
+        action,
+        Some(before),
+        Some(content.clone()),
+        Vec::new(),
+        Vec::new(),
+    );
+    change.ranges = ranges;
+    Ok(change)
 }
 
 fn edits(kind: &OpKind) -> bool {
@@ -271,6 +328,7 @@ fn change(
         new_dirs,
         new_permissions: None,
         syntax: None,
+        moved: None,
     }
 }
 

@@ -145,7 +145,10 @@ fn resolve_op(
             out.matches.push(how);
             out.splices.extend(resolved.splice);
         }
-        OpKind::Create { .. } | OpKind::Delete { .. } | OpKind::Move { .. } => {}
+        OpKind::Create { .. }
+        | OpKind::Delete { .. }
+        | OpKind::Move { .. }
+        | OpKind::Restore { .. } => {}
     }
     Ok(())
 }

@@ -71,10 +71,11 @@ fn run_scenario(dir: &Path) {
         assert_eq!(code(&doc), expected_code, "{name}");
     }
     let expected_dir = dir.join("expected");
+    let changed = expected_dir.exists() && files(&expected_dir) != input;
     let expected = if expected_dir.exists() {
         files(&expected_dir)
     } else {
-        input
+        input.clone()
     };
     assert_eq!(
         only_files(repo.tree()),
@@ -82,6 +83,40 @@ fn run_scenario(dir: &Path) {
         "{name}: tree after the command"
     );
     assert!(repo.temp_files().is_empty(), "{name}: temp files left");
+    if changed {
+        verify_then_undo(&repo, &name.to_string(), &input);
+    }
+}
+
+/// Every write of a scenario verifies, and undoing it gives back the input tree byte for byte
+/// (empty directories it created included), after which it no longer verifies.
+fn verify_then_undo(repo: &Repo, name: &str, input: &BTreeMap<String, Vec<u8>>) {
+    let (rc, doc) = repo.json(&["verify"]);
+    let placeholder = doc["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["name"] == "syntax" && c["status"] == "incomplete");
+    // The seed's own plan creates a file with placeholder content: unprovable, not failed.
+    let expected = if placeholder { 3 } else { 0 };
+    assert_eq!(rc, expected, "{name}: verify after the write: {doc}");
+    let label = doc["receipt"]["commit"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{name}: undo: {doc}");
+    let mut with_dirs = input.clone();
+    for path in input.keys() {
+        let mut dir = path.as_str();
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            with_dirs.insert(format!("{parent}/"), Vec::new());
+            dir = parent;
+        }
+    }
+    assert_eq!(repo.tree(), with_dirs, "{name}: the tree after undo");
+    let (rc, doc) = repo.json(&["verify", &label]);
+    assert_eq!(rc, 1, "{name}: an undone receipt verifies: {doc}");
 }
 
 #[test]

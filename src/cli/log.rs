@@ -1,0 +1,55 @@
+//! `log`: the receipts of the operation log, newest first.
+
+use clap::Args;
+use serde_json::{Map, Value, json};
+
+use crate::error::Result;
+use crate::receipt::store;
+use crate::report::Report;
+use crate::target::workspace::Workspace;
+
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Show at most N receipts.
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 50)]
+    pub max_count: usize,
+    /// Answer in JSON (the same as `--format json`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(ws: &Workspace, args: &LogArgs) -> Result<Report> {
+    let repo = crate::git::repo::open(ws)?;
+    let entries = store::log(&repo, args.max_count)?;
+    let mut text = String::new();
+    let receipts: Vec<Value> = entries
+        .iter()
+        .map(|s| {
+            let r = &s.receipt;
+            let files: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
+            text.push_str(&format!(
+                "{}  {}  {:<7} {:<6} {:<8} {}  [{}]\n",
+                super::verify::short(&s.commit.to_string()),
+                r.time,
+                json!(r.status).as_str().unwrap_or("?"),
+                json!(r.kind).as_str().unwrap_or("?"),
+                r.input.dialect,
+                r.label,
+                files.join(", ")
+            ));
+            json!({"commit": s.commit.to_string(), "label": r.label, "time": r.time,
+                   "status": r.status, "kind": r.kind, "command": r.command,
+                   "format": r.input.dialect, "files": files, "undoes": r.undoes})
+        })
+        .collect();
+    if receipts.is_empty() {
+        text.push_str("no receipts yet\n");
+    }
+    let mut json = Map::new();
+    json.insert("receipts".into(), receipts.into());
+    Ok(Report {
+        json,
+        text,
+        ..Report::default()
+    })
+}

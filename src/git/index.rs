@@ -1,0 +1,94 @@
+//! Staging a published change in the index (`--stage`, as `git apply --index`): each changed
+//! path gets the blob of its new bytes and the stat data of the file just written, created
+//! paths are added, deleted paths removed. Only the changed paths are touched.
+
+use std::os::unix::fs::PermissionsExt;
+
+use gix::index::entry::{Flags, Mode, Stage, Stat};
+
+use super::repo::git_error;
+use crate::error::{Error, Result};
+use crate::target::workspace::Workspace;
+use crate::txn::change::{Action, FileChange};
+
+/// How often staging retries while another process holds `index.lock`.
+const LOCK_ATTEMPTS: usize = 50;
+
+/// Stages every written file of `files`.
+pub fn stage(ws: &Workspace, files: &[FileChange]) -> Result<()> {
+    let repo = super::repo::open(ws)?;
+    let written: Vec<&FileChange> = files
+        .iter()
+        .filter(|c| c.action != Action::Unchanged)
+        .collect();
+    if written.is_empty() {
+        return Ok(());
+    }
+    let mut last = None;
+    for _ in 0..LOCK_ATTEMPTS {
+        match stage_once(&repo, &written) {
+            Ok(()) => return Ok(()),
+            Err(e) => last = Some(e),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Err(last.unwrap_or_else(|| Error::internal("staging failed")))
+}
+
+fn stage_once(repo: &gix::Repository, written: &[&FileChange]) -> Result<()> {
+    let mut index = repo
+        .open_index()
+        .map_err(|e| git_error("reading the index", &e))?;
+    put(repo, &mut index, written, |change| {
+        let meta = gix::index::fs::Metadata::from_path_no_follow(&change.path.abs)
+            .map_err(|e| Error::io(&format!("staging {}", change.path.rel), &e))?;
+        Ok(Stat::from_fs(&meta).unwrap_or_default())
+    })?;
+    index
+        .write(gix::index::write::Options::default(), Default::default())
+        .map_err(|e| git_error("writing the index", &e))
+}
+
+/// Puts `written` into `index`: entries of deleted paths removed, the others given the blob
+/// of their new bytes, their mode and `stat(change)`.
+pub(crate) fn put(
+    repo: &gix::Repository,
+    index: &mut gix::index::File,
+    written: &[&FileChange],
+    stat: impl Fn(&FileChange) -> Result<Stat>,
+) -> Result<()> {
+    let deleted: std::collections::HashSet<&str> = written
+        .iter()
+        .filter(|c| c.action == Action::Deleted)
+        .map(|c| c.path.rel.as_str())
+        .collect();
+    index.remove_entries(|_, path, _| deleted.contains(path.to_string().as_str()));
+    for change in written.iter().filter(|c| c.action != Action::Deleted) {
+        let Some(after) = &change.after else { continue };
+        let id = super::ledger::write_blob(repo, after)?;
+        let stat = stat(change)?;
+        let executable = change
+            .new_permissions
+            .as_ref()
+            .or(change.before.as_ref().map(|b| &b.permissions))
+            .is_some_and(|p| p.mode() & 0o111 != 0);
+        let mode = if executable {
+            Mode::FILE_EXECUTABLE
+        } else {
+            Mode::FILE
+        };
+        let rel: &gix::bstr::BStr = change.path.rel.as_str().into();
+        match index.entry_mut_by_path_and_stage(rel, Stage::Unconflicted) {
+            Some(entry) => {
+                entry.id = id;
+                entry.stat = stat;
+                entry.mode = mode;
+            }
+            None => {
+                index.dangerously_push_entry(stat, id, Flags::empty(), mode, rel);
+                index.sort_entries();
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,145 @@
+//! Writing receipts into git: blobs, one tree, one commit on no branch, and the refs that
+//! find it again. `refs/identedit/log` moves by compare-and-swap, so two writers racing for it
+//! both end up in the log (the loser re-parents its commit and tries again); every ref update
+//! leaves a reflog entry.
+
+use gix::ObjectId;
+use gix::object::tree::EntryKind;
+use gix::refs::Target;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use super::repo::git_error;
+use crate::error::Result;
+
+/// How many times a writer re-parents its receipt when the log moved under it.
+const CAS_ATTEMPTS: usize = 64;
+
+/// The files of one receipt tree, by path inside the tree.
+#[derive(Default)]
+pub struct TreeFiles<'a> {
+    pub files: Vec<(String, &'a [u8])>,
+}
+
+impl<'a> TreeFiles<'a> {
+    pub fn add(&mut self, path: String, bytes: &'a [u8]) {
+        self.files.push((path, bytes));
+    }
+}
+
+/// Stores `bytes` as a blob.
+pub fn write_blob(repo: &gix::Repository, bytes: &[u8]) -> Result<ObjectId> {
+    repo.write_blob(bytes)
+        .map(gix::Id::detach)
+        .map_err(|e| git_error("writing a blob", &e))
+}
+
+/// The blob id `bytes` would have, without writing anything.
+pub fn blob_id(repo: &gix::Repository, bytes: &[u8]) -> Option<ObjectId> {
+    gix::objs::compute_hash(repo.object_hash(), gix::object::Kind::Blob, bytes).ok()
+}
+
+/// Writes `files` as a tree (intermediate trees created).
+pub fn write_tree(repo: &gix::Repository, files: &TreeFiles<'_>) -> Result<ObjectId> {
+    let empty = ObjectId::empty_tree(repo.object_hash());
+    let mut editor = repo
+        .edit_tree(empty)
+        .map_err(|e| git_error("building the receipt tree", &e))?;
+    for (path, bytes) in &files.files {
+        let id = write_blob(repo, bytes)?;
+        editor
+            .upsert(path.as_str(), EntryKind::Blob, id)
+            .map_err(|e| git_error("building the receipt tree", &e))?;
+    }
+    editor
+        .write()
+        .map(gix::Id::detach)
+        .map_err(|e| git_error("writing the receipt tree", &e))
+}
+
+/// The identity receipts and reflog entries are written as: the configured committer, else
+/// `git identedit <identedit@localhost>`.
+pub fn signature(repo: &mut gix::Repository) -> Result<gix::actor::Signature> {
+    let sig = repo
+        .committer_or_set_fallback("git identedit", "identedit@localhost")
+        .map_err(|e| git_error("reading the committer identity", &e))?;
+    let mut sig = sig
+        .to_owned()
+        .map_err(|e| git_error("reading the committer identity", &e))?;
+    sig.time = gix::date::Time::now_local_or_utc();
+    Ok(sig)
+}
+
+/// The commit a ref points at, if the ref exists.
+pub fn ref_target(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
+    let found = repo
+        .try_find_reference(name)
+        .map_err(|e| git_error(&format!("reading {name}"), &e))?;
+    Ok(found.and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+}
+
+/// Commits `tree` on top of the tip of `log_ref` and moves `log_ref` to it by compare-and-swap,
+/// re-parenting on conflict. Returns the new commit.
+pub fn append(
+    repo: &mut gix::Repository,
+    log_ref: &str,
+    tree: ObjectId,
+    message: &str,
+) -> Result<ObjectId> {
+    let sig = signature(repo)?;
+    let mut last_error = None;
+    for _ in 0..CAS_ATTEMPTS {
+        let tip = ref_target(repo, log_ref)?;
+        let commit = gix::objs::Commit {
+            tree,
+            parents: tip.into_iter().collect(),
+            author: sig.clone(),
+            committer: sig.clone(),
+            encoding: None,
+            message: message.into(),
+            extra_headers: Vec::new(),
+        };
+        let id = repo
+            .write_object(&commit)
+            .map(gix::Id::detach)
+            .map_err(|e| git_error("writing the receipt commit", &e))?;
+        let expected = match tip {
+            Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
+            None => PreviousValue::MustNotExist,
+        };
+        match set_ref(repo, log_ref, id, expected, message) {
+            Ok(()) => return Ok(id),
+            Err(e) => last_error = Some(e),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| crate::error::Error::internal("the receipt log kept moving")))
+}
+
+/// Points `name` at `id` with a reflog entry, if the ref's current value is `expected`.
+pub fn set_ref(
+    repo: &gix::Repository,
+    name: &str,
+    id: ObjectId,
+    expected: PreviousValue,
+    message: &str,
+) -> Result<()> {
+    let full_name = name
+        .try_into()
+        .map_err(|e| git_error(&format!("the ref name {name}"), &e))?;
+    let subject = message.lines().next().unwrap_or("identedit");
+    let edit = RefEdit {
+        change: Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: true,
+                message: format!("identedit: {subject}").into(),
+            },
+            expected,
+            new: Target::Object(id),
+        },
+        name: full_name,
+        deref: false,
+    };
+    repo.edit_reference(edit)
+        .map(drop)
+        .map_err(|e| git_error(&format!("updating {name}"), &e))
+}

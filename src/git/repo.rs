@@ -1,0 +1,50 @@
+//! Opening the repository with gix, only when a command needs objects or refs (recording a
+//! receipt, verify, undo, log, show, staging). Honours `GIT_DIR` / `GIT_WORK_TREE` and linked
+//! worktrees the way git does; a bare repository is refused.
+
+use std::path::Path;
+
+use crate::error::{Code, Error, Result};
+use crate::target::workspace::Workspace;
+
+/// The repository of `ws`, or why there is none.
+pub fn open(ws: &Workspace) -> Result<gix::Repository> {
+    if ws.repo.is_none() {
+        return Err(not_a_repository(&ws.cwd));
+    }
+    let repo = gix::discover_with_environment_overrides(&ws.cwd)
+        .map_err(|e| git_error("opening the repository", &e))?;
+    if repo.workdir().is_none() {
+        return Err(bare());
+    }
+    Ok(repo)
+}
+
+pub fn not_a_repository(cwd: &Path) -> Error {
+    Error::new(
+        Code::NotARepository,
+        format!(
+            "{} is not inside a git repository: there is no ledger to read or write",
+            cwd.display()
+        ),
+    )
+    .hint("Receipts, verify and undo live in git; run `git init` or work inside a repository.")
+}
+
+pub fn bare() -> Error {
+    Error::new(
+        Code::BareRepository,
+        "this is a bare repository: it has no work tree for identedit to edit",
+    )
+    .hint("Run the command inside a clone or a linked worktree (`git worktree add`).")
+}
+
+/// A gix failure while doing `what`.
+pub fn git_error(what: &str, err: &dyn std::error::Error) -> Error {
+    Error::new(Code::IoError, format!("{what}: {err}")).detail("git_error", err.to_string())
+}
+
+/// Whether `dir` looks like a bare repository's git directory (`HEAD`, `objects/`, `refs/`).
+pub fn is_bare_git_dir(dir: &Path) -> bool {
+    dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
+}

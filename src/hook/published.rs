@@ -1,0 +1,220 @@
+//! The receipts not yet attached to a commit, read from the operation log.
+//!
+//! Receipts are commits chained on `refs/identedit/log` (parent = previous receipt; the tree
+//! holds `receipt.json`). `refs/identedit/noted` marks the newest receipt already attached to
+//! a commit as a note, so the receipts from the log's tip back to it are exactly the ones the
+//! next commit contains. Only the fields this module needs are read from `receipt.json`
+//! (`label`, `status`, `files[].path`, `files[].blob_after`), so a newer receipt schema with
+//! more fields reads the same.
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::hook::git_error;
+
+pub use crate::receipt::LOG_REF;
+/// The newest receipt already attached to a commit.
+pub const NOTED_REF: &str = "refs/identedit/noted";
+
+/// One receipt of the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Receipt {
+    pub id: ObjectId,
+    /// `receipt.json`'s `label`, else the commit's subject line.
+    pub label: String,
+    /// `receipt.json`'s `status`, else `unknown`.
+    pub status: String,
+    /// Each file the receipt names, with the blob it published (`None`: deleted or unknown).
+    pub files: Vec<(String, Option<ObjectId>)>,
+}
+
+/// What the latest receipt naming a path published there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Publication {
+    pub receipt: ObjectId,
+    pub label: String,
+    /// The blob it left at the path; `None` when it deleted the path.
+    pub blob: Option<ObjectId>,
+}
+
+/// Where the pre-commit check learns what receipts published. The ledger may provide its own
+/// implementation; [`Unnoted`] reads the operation log directly.
+pub trait Published {
+    /// The newest applied receipt naming `path`, if any.
+    fn latest_published(&self, path: &str) -> Option<Publication>;
+}
+
+/// The receipts not yet attached to a commit, newest first.
+#[derive(Clone, Debug, Default)]
+pub struct Unnoted {
+    pub tip: Option<ObjectId>,
+    pub noted: Option<ObjectId>,
+    pub receipts: Vec<Receipt>,
+}
+
+impl Published for Unnoted {
+    fn latest_published(&self, path: &str) -> Option<Publication> {
+        self.receipts
+            .iter()
+            .filter(|r| r.status == "applied")
+            .find_map(|r| {
+                let (_, blob) = r.files.iter().find(|(p, _)| p == path)?;
+                Some(Publication {
+                    receipt: r.id,
+                    label: r.label.clone(),
+                    blob: *blob,
+                })
+            })
+    }
+}
+
+/// The object a ref points to, `None` when it does not exist.
+pub fn peel(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
+    let reference = repo
+        .try_find_reference(name)
+        .map_err(|e| git_error(name, e))?;
+    match reference {
+        Some(mut r) => Ok(Some(
+            r.peel_to_id().map_err(|e| git_error(name, e))?.detach(),
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Walks the log from its tip back to (not including) the noted receipt; without a noted
+/// receipt, the whole log. What post-commit attaches.
+pub fn unnoted(repo: &gix::Repository) -> Result<Unnoted> {
+    walk(repo, None)
+}
+
+/// [`unnoted`], also stopping at the first receipt written before HEAD was committed: what
+/// pre-commit compares with. When only pre-commit is installed (the pre-commit framework),
+/// `refs/identedit/noted` never moves, and this keeps the walk to the receipts since the
+/// last commit instead of the whole log.
+pub fn since_head(repo: &gix::Repository) -> Result<Unnoted> {
+    let floor = match repo.head_commit() {
+        Ok(head) => Some(
+            head.time()
+                .map_err(|e| git_error("HEAD's time", e))?
+                .seconds,
+        ),
+        Err(_) => None,
+    };
+    walk(repo, floor)
+}
+
+fn walk(repo: &gix::Repository, floor: Option<i64>) -> Result<Unnoted> {
+    let tip = peel(repo, LOG_REF)?;
+    let noted = peel(repo, NOTED_REF)?;
+    let mut receipts = Vec::new();
+    let mut next = tip;
+    while let Some(id) = next {
+        if Some(id) == noted {
+            break;
+        }
+        let commit = repo
+            .find_commit(id)
+            .map_err(|e| git_error(&format!("receipt {id}"), e))?;
+        let time = commit
+            .time()
+            .map_err(|e| git_error(&format!("receipt {id}"), e))?;
+        if floor.is_some_and(|f| time.seconds < f) {
+            break;
+        }
+        receipts.push(read(repo, &commit)?);
+        next = commit.parent_ids().next().map(|p| p.detach());
+    }
+    Ok(Unnoted {
+        tip,
+        noted,
+        receipts,
+    })
+}
+
+fn read(repo: &gix::Repository, commit: &gix::Commit<'_>) -> Result<Receipt> {
+    let id = commit.id;
+    let subject = commit
+        .message_raw_sloppy()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_str_lossy()
+        .trim()
+        .to_owned();
+    let doc = receipt_json(repo, commit).unwrap_or(Value::Null);
+    let text = |key: &str| doc.get(key).and_then(Value::as_str).map(str::to_owned);
+    let files = doc
+        .get("files")
+        .and_then(Value::as_array)
+        .map(|files| {
+            files
+                .iter()
+                .filter_map(|f| {
+                    let path = f.get("path")?.as_str()?.to_owned();
+                    let blob = f
+                        .get("blob_after")
+                        .and_then(Value::as_str)
+                        .and_then(|h| ObjectId::from_hex(h.as_bytes()).ok());
+                    Some((path, blob))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    // One note line per receipt: a label may not break the line.
+    let label = text("label").unwrap_or(subject).replace(['\n', '\r'], " ");
+    Ok(Receipt {
+        id,
+        label,
+        status: text("status").unwrap_or_else(|| "unknown".to_owned()),
+        files,
+    })
+}
+
+fn receipt_json(repo: &gix::Repository, commit: &gix::Commit<'_>) -> Option<Value> {
+    let tree = commit.tree().ok()?;
+    let entry = tree.find_entry("receipt.json")?;
+    let blob = repo.find_blob(entry.object_id()).ok()?;
+    serde_json::from_slice(&blob.data).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn oid(n: u8) -> ObjectId {
+        ObjectId::from_hex(format!("{n:02x}").repeat(20).as_bytes()).expect("hex")
+    }
+
+    fn receipt(n: u8, status: &str, files: &[(&str, Option<u8>)]) -> Receipt {
+        Receipt {
+            id: oid(n),
+            label: format!("r{n}"),
+            status: status.to_owned(),
+            files: files
+                .iter()
+                .map(|(p, b)| ((*p).to_owned(), b.map(oid)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_newest_applied_receipt_naming_the_path_wins() {
+        let log = Unnoted {
+            receipts: vec![
+                receipt(3, "failed", &[("a.py", Some(9))]),
+                receipt(2, "applied", &[("a.py", Some(7)), ("b.py", None)]),
+                receipt(1, "applied", &[("a.py", Some(5))]),
+            ],
+            ..Unnoted::default()
+        };
+        let a = log.latest_published("a.py").expect("a.py");
+        assert_eq!(
+            (a.receipt, a.label.as_str(), a.blob),
+            (oid(2), "r2", Some(oid(7)))
+        );
+        assert_eq!(log.latest_published("b.py").map(|p| p.blob), Some(None));
+        assert_eq!(log.latest_published("c.py"), None);
+    }
+}

@@ -1,0 +1,130 @@
+//! What a commit is about to record: the index diffed against HEAD's tree (no work tree scan,
+//! so the cost follows the index, never the files on disk), the staged blobs, and the
+//! `identedit-allow-residue` attribute read from the staged `.gitattributes` files.
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use gix::index::entry::Mode;
+use gix::status::tree_index::TrackRenames;
+
+use crate::error::Result;
+use crate::hook::git_error;
+
+/// The attribute that exempts a path from the residue check.
+pub const ALLOW_RESIDUE: &str = "identedit-allow-residue";
+
+/// One staged regular file (added, modified or renamed; deletions are not listed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Staged {
+    /// Root-relative, `/`-separated.
+    pub path: String,
+    /// The blob in the index: what the commit will contain.
+    pub blob: ObjectId,
+    /// The blob it replaces in HEAD (its rename source for a rename), `None` for a new file.
+    pub base: Option<ObjectId>,
+}
+
+fn is_file(mode: Mode) -> bool {
+    mode == Mode::FILE || mode == Mode::FILE_EXECUTABLE
+}
+
+/// Every staged regular file, in index order.
+pub fn changes(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<Staged>> {
+    use gix::diff::index::ChangeRef;
+    let head_tree = repo
+        .head_tree_id_or_empty()
+        .map_err(|e| git_error("HEAD's tree", e))?
+        .detach();
+    let mut out = Vec::new();
+    let renames = TrackRenames::Given(gix::diff::Rewrites::default());
+    repo.tree_index_status(&head_tree, index, None, renames, |change, _, _| {
+        let staged = match change {
+            ChangeRef::Addition {
+                location,
+                entry_mode,
+                id,
+                ..
+            } => is_file(entry_mode).then(|| (location, id.into_owned(), None)),
+            ChangeRef::Modification {
+                location,
+                entry_mode,
+                id,
+                previous_id,
+                previous_entry_mode,
+                ..
+            } => {
+                // A mode change alone stages no new content.
+                let changed = id != previous_id;
+                let base = is_file(previous_entry_mode).then(|| previous_id.into_owned());
+                (is_file(entry_mode) && changed).then(|| (location, id.into_owned(), base))
+            }
+            ChangeRef::Rewrite {
+                location,
+                entry_mode,
+                id,
+                source_id,
+                source_entry_mode,
+                ..
+            } => {
+                let base = is_file(source_entry_mode).then(|| source_id.into_owned());
+                is_file(entry_mode).then(|| (location, id.into_owned(), base))
+            }
+            ChangeRef::Deletion { .. } => None,
+        };
+        if let Some((location, blob, base)) = staged {
+            out.push(Staged {
+                path: location.to_str_lossy().into_owned(),
+                blob,
+                base,
+            });
+        }
+        Ok(gix::diff::index::Action::Continue(()))
+    })
+    .map_err(|e| git_error("comparing the index with HEAD", e))?;
+    Ok(out)
+}
+
+/// Reads a blob's bytes.
+pub fn blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
+    repo.find_blob(id)
+        .map(|mut b| b.take_data())
+        .map_err(|e| git_error(&format!("blob {id}"), e))
+}
+
+/// Answers "does this path carry `identedit-allow-residue`?" from the `.gitattributes` files
+/// as staged in the index (plus `info/attributes` and the global attributes file).
+pub struct Attributes<'repo> {
+    stack: gix::AttributeStack<'repo>,
+    outcome: gix::attrs::search::Outcome,
+}
+
+impl<'repo> Attributes<'repo> {
+    pub fn new(repo: &'repo gix::Repository, index: &gix::index::State) -> Result<Self> {
+        let stack = repo
+            .attributes_only(
+                index,
+                gix::worktree::stack::state::attributes::Source::IdMapping,
+            )
+            .map_err(|e| git_error("reading .gitattributes", e))?;
+        let outcome = stack.selected_attribute_matches([ALLOW_RESIDUE]);
+        Ok(Self { stack, outcome })
+    }
+
+    /// Whether the attribute is set (`attr`, or `attr=true`) for `path`.
+    pub fn allows_residue(&mut self, path: &str) -> Result<bool> {
+        let platform = self
+            .stack
+            .at_entry(path, Some(Mode::FILE))
+            .map_err(|e| git_error(&format!(".gitattributes for {path}"), e))?;
+        self.outcome.reset();
+        platform.matching_attributes(&mut self.outcome);
+        Ok(self
+            .outcome
+            .iter_selected()
+            .any(|m| match m.assignment.state {
+                gix::attrs::StateRef::Set => true,
+                gix::attrs::StateRef::Value(v) => v.as_bstr() == "true",
+                _ => false,
+            }))
+    }
+}

@@ -1,0 +1,335 @@
+//! Recording a write: the [`Recorder`] watches the transaction from inside its locks (a
+//! [`txn::Observer`]), observes the work tree around the publish and writes the receipt.
+//!
+//! A refusal before any mutation never reaches the recorder, so nothing is recorded. A publish
+//! that failed and was rolled back is recorded as `failed` with no files. When the receipt
+//! cannot be written after the files were published, the command fails with
+//! `receipt_not_recorded` and the list of changed files.
+
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::json;
+
+use super::observe::{self, Scan};
+use super::{
+    AppliedTo, FileRecord, Input, Kind, LABEL_REF_PREFIX, LOG_REF, Observed, RECEIPT_SCHEMA,
+    Receipt, Reference, Status, Tool, ref_safe_label,
+};
+use crate::error::{Code, Error, Result};
+use crate::git::ledger::{self, TreeFiles};
+use crate::plan::{Digest, Plan};
+use crate::target::workspace::Workspace;
+use crate::txn::{
+    self,
+    change::{Action, FileChange, Moved},
+};
+
+/// What the command knows about its write before it happens.
+#[derive(Clone, Debug)]
+pub struct Intent {
+    pub command: String,
+    pub kind: Kind,
+    pub label: String,
+    pub dialect: String,
+    /// The raw bytes the plan was compiled from (the command line, as JSON, for flag forms).
+    pub input: Vec<u8>,
+    pub undoes: Option<Reference>,
+    pub acknowledged_api_changes: Vec<serde_json::Value>,
+    pub applied_to: AppliedTo,
+    pub staged: bool,
+}
+
+impl Intent {
+    /// The intent of a plan compiled from `input`; the label is `--task`, the plan's own, or
+    /// `plan-<first 12 hex of the input's sha256>`.
+    pub fn for_plan(command: &str, plan: &Plan, input: Vec<u8>) -> Self {
+        let digest = Digest::of(&input);
+        let label = plan
+            .label
+            .clone()
+            .unwrap_or_else(|| format!("plan-{}", digest.hex_prefix(12)));
+        Self {
+            command: command.to_owned(),
+            kind: Kind::Apply,
+            label,
+            dialect: plan.dialect.to_owned(),
+            input,
+            undoes: None,
+            acknowledged_api_changes: Vec::new(),
+            applied_to: AppliedTo::WorkTree,
+            staged: false,
+        }
+    }
+}
+
+/// A receipt that was written.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub commit: String,
+    pub label_ref: String,
+    pub receipt: Receipt,
+}
+
+/// Records one transaction. Open the repository before the transaction starts, so that a
+/// missing or broken repository is found before anything is written.
+pub struct Recorder {
+    repo: gix::Repository,
+    intent: Intent,
+    scope: Vec<String>,
+    before: Option<Scan>,
+    root: std::path::PathBuf,
+    /// The error of a publish that failed and was rolled back.
+    failure: Option<serde_json::Value>,
+    /// Set once a receipt was written.
+    pub recorded: Option<Recorded>,
+}
+
+impl Recorder {
+    pub fn open(ws: &Workspace, intent: Intent) -> Result<Self> {
+        Ok(Self {
+            repo: crate::git::repo::open(ws)?,
+            intent,
+            scope: Vec::new(),
+            before: None,
+            root: ws.root.clone(),
+            failure: None,
+            recorded: None,
+        })
+    }
+
+    fn write(&mut self, files: &[FileChange], status: Status, observed: Observed) -> Result<()> {
+        let mut receipt = build(
+            &self.repo,
+            &self.root,
+            &self.intent,
+            files,
+            status,
+            observed,
+        );
+        receipt.error = self.failure.clone();
+        let mut tree = TreeFiles::default();
+        let document = serde_json::to_vec_pretty(&receipt)
+            .map_err(|e| Error::internal(format!("serialising the receipt: {e}")))?;
+        tree.add("receipt.json".to_owned(), &document);
+        tree.add("input".to_owned(), &self.intent.input);
+        if status == Status::Applied {
+            add_images(&mut tree, files);
+        }
+        let tree_id = ledger::write_tree(&self.repo, &tree)?;
+        let message = message(&receipt);
+        let commit = ledger::append(&mut self.repo, LOG_REF, tree_id, &message)?;
+        let label_ref = format!("{LABEL_REF_PREFIX}{}", ref_safe_label(&receipt.label));
+        ledger::set_ref(
+            &self.repo,
+            &label_ref,
+            commit,
+            gix::refs::transaction::PreviousValue::Any,
+            &message,
+        )?;
+        self.recorded = Some(Recorded {
+            commit: commit.to_string(),
+            label_ref,
+            receipt,
+        });
+        Ok(())
+    }
+}
+
+impl Recorder {
+    /// Records a write to the index (`--cached`): observed by comparing index entries.
+    pub fn record_index(&mut self, files: &[FileChange], changed: Vec<String>) -> Result<()> {
+        let observed = Observed {
+            method: "index".to_owned(),
+            scope: Vec::new(),
+            changed_files: changed,
+            extra_files: Vec::new(),
+            mismatched_files: Vec::new(),
+        };
+        self.write(files, Status::Applied, observed)
+            .map_err(|e| unrecorded(e, files))
+    }
+
+    pub fn repo(&self) -> &gix::Repository {
+        &self.repo
+    }
+}
+
+impl txn::Observer for Recorder {
+    fn before_publish(&mut self, files: &[FileChange]) {
+        self.scope = observe::scope(files);
+        self.before = Some(observe::scan(&self.root, &self.scope));
+    }
+
+    fn after_publish(&mut self, files: &[FileChange], published: Result<(), &Error>) -> Result<()> {
+        let before = self.before.take().unwrap_or_default();
+        let after = observe::scan(&self.root, &self.scope);
+        let scope = std::mem::take(&mut self.scope);
+        match published {
+            Ok(()) => {
+                let observed = observe::compare(scope, &before, &after, files);
+                self.write(files, Status::Applied, observed)
+                    .map_err(|e| unrecorded(e, files))
+            }
+            Err(failure) => {
+                let observed = observe::compare(scope, &before, &after, &[]);
+                let mut error = json!({"code": failure.code.as_str(), "message": failure.message});
+                if let Some(step) = failure.details.get("step") {
+                    error["step"] = step.clone();
+                }
+                self.failure = Some(error);
+                // The original failure is what the caller sees; a failed receipt write for
+                // it never replaces that error.
+                let _ = self.write(&[], Status::Failed, observed);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The receipt a dry run would have written (not stored; blob ids computed, not written).
+pub fn preview(ws: &Workspace, intent: &Intent, files: &[FileChange]) -> Option<Receipt> {
+    let repo = crate::git::repo::open(ws).ok()?;
+    let root = &ws.root;
+    let observed = Observed {
+        method: "none".to_owned(),
+        ..Observed::default()
+    };
+    Some(build(&repo, root, intent, files, Status::DryRun, observed))
+}
+
+fn unrecorded(error: Error, files: &[FileChange]) -> Error {
+    let changed: Vec<&str> = files
+        .iter()
+        .filter(|c| c.action != Action::Unchanged)
+        .map(|c| c.path.rel.as_str())
+        .collect();
+    Error::new(
+        Code::ReceiptNotRecorded,
+        format!(
+            "the files were written but the receipt could not be recorded: {}",
+            error.message
+        ),
+    )
+    .hint("Inspect the listed files; `verify` cannot prove this write.")
+    .detail("changed_files", changed)
+    .detail("cause", error.message)
+}
+
+fn message(receipt: &Receipt) -> String {
+    let status = match receipt.status {
+        Status::Applied => "applied",
+        Status::Failed => "failed",
+        Status::DryRun => "dry run",
+    };
+    let mut text = format!(
+        "{}\n\nidentedit {} ({status}): {} file(s) from {}\n",
+        receipt.label,
+        receipt.command,
+        receipt.files.len(),
+        receipt.input.dialect
+    );
+    for file in &receipt.files {
+        text.push_str(&format!("{:?} {}\n", file.action, file.path).to_lowercase());
+    }
+    text
+}
+
+fn add_images<'a>(tree: &mut TreeFiles<'a>, files: &'a [FileChange]) {
+    for change in files.iter().filter(|c| c.action != Action::Unchanged) {
+        if let Some(before) = &change.before {
+            tree.add(format!("before/{}", change.path.rel), &before.bytes);
+        }
+        if let Some(after) = &change.after {
+            tree.add(format!("after/{}", change.path.rel), after);
+        }
+    }
+}
+
+fn build(
+    repo: &gix::Repository,
+    root: &std::path::Path,
+    intent: &Intent,
+    files: &[FileChange],
+    status: Status,
+    observed: Observed,
+) -> Receipt {
+    let records = files
+        .iter()
+        .filter(|c| c.action != Action::Unchanged)
+        .map(|c| file_record(repo, c))
+        .collect();
+    Receipt {
+        schema: RECEIPT_SCHEMA.to_owned(),
+        kind: intent.kind,
+        status,
+        label: intent.label.clone(),
+        tool: Tool::this(),
+        command: intent.command.clone(),
+        applied_to: intent.applied_to,
+        staged: intent.staged,
+        input: Input {
+            dialect: intent.dialect.clone(),
+            sha256: Digest::of(&intent.input).to_hex(),
+            bytes: intent.input.len(),
+        },
+        head: repo.head_id().ok().map(|id| id.to_string()),
+        time: now(),
+        files: records,
+        created_dirs: files
+            .iter()
+            .flat_map(|c| &c.new_dirs)
+            .filter_map(|d| d.strip_prefix(root).ok())
+            .map(|d| d.to_string_lossy().into_owned())
+            .collect(),
+        observed,
+        acknowledged_api_changes: intent.acknowledged_api_changes.clone(),
+        undoes: intent.undoes.clone(),
+        error: None,
+    }
+}
+
+fn file_record(repo: &gix::Repository, change: &FileChange) -> FileRecord {
+    let blob = |bytes: &[u8]| ledger::blob_id(repo, bytes).map(|id| id.to_string());
+    let mode_before = change.before.as_ref().map(|b| mode(&b.permissions));
+    let mode_after = match change.action {
+        Action::Deleted => None,
+        _ => Some(
+            change
+                .new_permissions
+                .as_ref()
+                .map(mode)
+                .or_else(|| mode_before.clone())
+                .unwrap_or_else(|| "100644".to_owned()),
+        ),
+    };
+    let (moved_from, moved_to) = match &change.moved {
+        Some(Moved::From(from)) => (Some(from.clone()), None),
+        Some(Moved::To(to)) => (None, Some(to.clone())),
+        None => (None, None),
+    };
+    FileRecord {
+        path: change.path.rel.clone(),
+        action: change.action,
+        moved_from,
+        moved_to,
+        mode_before,
+        mode_after,
+        sha256_before: change.digest_before().map(Digest::to_hex),
+        sha256_after: change.digest_after().map(Digest::to_hex),
+        blob_before: change.before.as_ref().and_then(|b| blob(&b.bytes)),
+        blob_after: change.after.as_ref().and_then(|a| blob(a)),
+    }
+}
+
+/// A git file mode for permissions: executable or not.
+fn mode(permissions: &std::fs::Permissions) -> String {
+    if permissions.mode() & 0o111 != 0 {
+        "100755".to_owned()
+    } else {
+        "100644".to_owned()
+    }
+}
+
+fn now() -> String {
+    gix::date::Time::now_utc().format_or_unix(gix::date::time::format::ISO8601_STRICT)
+}

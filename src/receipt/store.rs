@@ -1,0 +1,122 @@
+//! Reading receipts back: resolving a label or commit id, loading `receipt.json` and the
+//! stored images, and walking the operation log.
+
+use gix::ObjectId;
+
+use super::{LABEL_REF_PREFIX, LOG_REF, Receipt, ref_safe_label};
+use crate::error::{Code, Error, Result};
+use crate::git::ledger::ref_target;
+use crate::git::repo::git_error;
+
+/// A receipt and the commit that holds it.
+#[derive(Clone, Debug)]
+pub struct Stored {
+    pub commit: ObjectId,
+    pub receipt: Receipt,
+    /// The commit's first parent: the previous receipt in the log.
+    pub parent: Option<ObjectId>,
+}
+
+/// Finds the receipt `name` names: a label, a full or abbreviated receipt commit id, or, when
+/// absent, the newest receipt of the log.
+pub fn resolve(repo: &gix::Repository, name: Option<&str>) -> Result<Stored> {
+    let commit = match name {
+        None => ref_target(repo, LOG_REF)?.ok_or_else(|| {
+            Error::new(Code::ReceiptNotFound, "no receipt has been recorded yet")
+                .hint("Receipts are written by apply, edit and patch inside a git repository.")
+        })?,
+        Some(name) => by_name(repo, name)?,
+    };
+    load(repo, commit)
+}
+
+fn by_name(repo: &gix::Repository, name: &str) -> Result<ObjectId> {
+    let label_ref = format!("{LABEL_REF_PREFIX}{}", ref_safe_label(name));
+    if let Some(id) = ref_target(repo, &label_ref)? {
+        return Ok(id);
+    }
+    let is_hex = name.len() >= 4 && name.bytes().all(|b| b.is_ascii_hexdigit());
+    if is_hex
+        && let Ok(id) = repo.rev_parse_single(name)
+        && load(repo, id.detach()).is_ok()
+    {
+        return Ok(id.detach());
+    }
+    Err(Error::new(
+        Code::ReceiptNotFound,
+        format!("no receipt is labelled or identified by `{name}`"),
+    )
+    .hint("`git identedit log` lists the receipts with their labels and ids.")
+    .detail("name", name))
+}
+
+/// Loads the receipt held by `commit`.
+pub fn load(repo: &gix::Repository, commit: ObjectId) -> Result<Stored> {
+    let not_a_receipt = || {
+        Error::new(
+            Code::ReceiptNotFound,
+            format!("{commit} is not an identedit receipt"),
+        )
+    };
+    let object = repo.find_commit(commit).map_err(|_| not_a_receipt())?;
+    let parent = object.parent_ids().next().map(gix::Id::detach);
+    let tree = object
+        .tree()
+        .map_err(|e| git_error("reading a receipt", &e))?;
+    let bytes = blob_at(repo, &tree, "receipt.json")?.ok_or_else(not_a_receipt)?;
+    let receipt: Receipt = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::new(
+            Code::ReceiptNotFound,
+            format!("{commit}: receipt.json does not parse: {e}"),
+        )
+    })?;
+    Ok(Stored {
+        commit,
+        receipt,
+        parent,
+    })
+}
+
+/// The bytes of the blob at `path` in `tree`, if there is one.
+pub fn blob_at(
+    repo: &gix::Repository,
+    tree: &gix::Tree<'_>,
+    path: &str,
+) -> Result<Option<Vec<u8>>> {
+    let entry = tree
+        .lookup_entry_by_path(path)
+        .map_err(|e| git_error("reading a receipt tree", &e))?;
+    let Some(entry) = entry else { return Ok(None) };
+    let blob = repo
+        .find_blob(entry.object_id())
+        .map_err(|e| git_error("reading a receipt blob", &e))?;
+    Ok(Some(blob.data.clone()))
+}
+
+/// The bytes stored under `path` in the receipt `commit` (`input`, `before/<p>`, `after/<p>`).
+pub fn stored_file(
+    repo: &gix::Repository,
+    commit: ObjectId,
+    path: &str,
+) -> Result<Option<Vec<u8>>> {
+    let tree = repo
+        .find_commit(commit)
+        .and_then(|c| c.tree())
+        .map_err(|e| git_error("reading a receipt", &e))?;
+    blob_at(repo, &tree, path)
+}
+
+/// The log, newest first, at most `limit` receipts.
+pub fn log(repo: &gix::Repository, limit: usize) -> Result<Vec<Stored>> {
+    let mut out = Vec::new();
+    let mut next = ref_target(repo, LOG_REF)?;
+    while let Some(commit) = next {
+        if out.len() >= limit {
+            break;
+        }
+        let stored = load(repo, commit)?;
+        next = stored.parent;
+        out.push(stored);
+    }
+    Ok(out)
+}
