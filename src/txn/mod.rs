@@ -55,6 +55,9 @@ pub trait Observer {
     /// was restored. An error returned after a successful publish means the files stay
     /// written but unrecorded.
     fn after_publish(&mut self, files: &[FileChange], published: Result<(), &Error>) -> Result<()>;
+    /// The API changes the guard let through (acknowledged, or only reported), told before
+    /// `before_publish` so that a receipt can carry them.
+    fn api_changes(&mut self, _changes: &[crate::lang::api::ApiChange]) {}
 }
 
 /// Proves and applies `plan` in `ws`, all or nothing.
@@ -99,6 +102,7 @@ pub fn execute_observed(
     if !writes.is_empty() {
         match observer {
             Some(observer) => {
+                observer.api_changes(&api_changes);
                 observer.before_publish(&files);
                 let published = publish::publish(&ws.journal_dir(), &writes, keys);
                 let recorded = observer.after_publish(&files, published.as_ref().copied());

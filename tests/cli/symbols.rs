@@ -319,3 +319,42 @@ fn report_only_front_ends_respect_the_parse_budget_but_plans_never_skip_the_guar
         "{doc}"
     );
 }
+
+#[test]
+fn the_receipt_records_acknowledged_api_changes() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    let args = [
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter::greet()",
+        "--remove-symbol",
+        "--allow-signature-change",
+    ];
+    let (rc, doc) = repo.json(&[&args[..], &["--dry-run"]].concat());
+    assert_eq!(rc, 0, "{doc}");
+    let would = &doc["receipt"]["would_record"]["acknowledged_api_changes"];
+    assert_eq!(would[0]["symbol"], "Greeter::greet()", "{doc}");
+    let (rc, doc) = repo.json(&args);
+    assert_eq!(
+        (rc, doc["receipt"]["recorded"].clone()),
+        (0, json!(true)),
+        "{doc}"
+    );
+    let (rc, shown) = repo.json(&["show"]);
+    assert_eq!(rc, 0, "{shown}");
+    assert_eq!(
+        shown["receipt"]["acknowledged_api_changes"],
+        json!([{"path": "src/Greeter.php", "symbol": "Greeter::greet()", "kind": "method", "change": "removed", "acknowledged": true}])
+    );
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "src/Greeter.php",
+        "--find",
+        "class Greeter",
+        "--replace",
+        "final class Greeter",
+    ]);
+    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+}
