@@ -44,7 +44,7 @@ pub fn resolve_in(
         Error::new(
             Code::NoProvider,
             format!(
-                "{path}: symbol edits support PHP, Python and TypeScript, not {}",
+                "{path}: symbol edits support PHP, Python, TypeScript and JavaScript, not {}",
                 source.provider.name
             ),
         )

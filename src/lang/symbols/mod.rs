@@ -76,7 +76,8 @@ impl Lang {
         match provider.name {
             "php" => Some(Lang::Php),
             "python" => Some(Lang::Python),
-            "typescript" | "tsx" => Some(Lang::TypeScript),
+            // JavaScript's grammar shares TypeScript's declaration shapes.
+            "typescript" | "tsx" | "javascript" => Some(Lang::TypeScript),
             _ => None,
         }
     }

@@ -462,3 +462,38 @@ proptest::proptest! {
         never_panics("a.ts", &source);
     }
 }
+
+#[test]
+fn javascript_plugs_into_the_typescript_model() {
+    let js = "import a from './a.js';\n\nexport class Cart {\n  #items = [];\n  total = 0;\n\n  add(item) {\n    this.#items.push(item);\n  }\n}\n\nfunction local() {}\n";
+    let decls = decls_of("cart.js", js);
+    let seen: Vec<(&str, bool)> = decls
+        .iter()
+        .map(|d| (d.symbol.as_str(), d.private))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("Cart", false),
+            ("Cart.#items", true),
+            ("Cart.total", false),
+            ("Cart.add", false),
+            ("local", true)
+        ]
+    );
+    let out = edited(
+        "cart.js",
+        js,
+        SymbolOp::ReplaceBody,
+        "Cart.add",
+        "this.#items.push(item);\nthis.total += item.price;",
+        true,
+    )
+    .expect("ok");
+    assert!(
+        out.contains(
+            "  add(item) {\n    this.#items.push(item);\n    this.total += item.price;\n  }\n"
+        ),
+        "{out}"
+    );
+}

@@ -1,4 +1,4 @@
-//! TypeScript declarations: classes, interfaces, enums, functions, type aliases and `const` /
+//! TypeScript (and JavaScript) declarations: classes, interfaces, enums, functions, type aliases and `const` /
 //! `let` bindings, with their methods, fields, signatures and members, spelled `Class.method` and `function`. Only what the file
 //! exports is public API; `private`, `protected` and `#name` members are private.
 
@@ -178,15 +178,16 @@ fn signature(node: Node<'_>, source: &[u8], d: &mut Declaration) {
 fn member_of(node: Node<'_>, source: &[u8], class: &str) -> Option<Declaration> {
     let kind = match node.kind() {
         "method_definition" | "method_signature" | "abstract_method_signature" => Kind::Method,
-        "public_field_definition" | "property_signature" => Kind::Property,
+        "public_field_definition" | "property_signature" | "field_definition" => Kind::Property,
         "enum_assignment" => Kind::Case,
         "property_identifier" => Kind::Case,
         _ => return None,
     };
-    let name_node = if node.kind() == "property_identifier" {
-        node
-    } else {
-        node.child_by_field_name("name")?
+    let name_node = match node.kind() {
+        "property_identifier" => node,
+        // JavaScript fields name their property `property`.
+        "field_definition" => node.child_by_field_name("property")?,
+        _ => node.child_by_field_name("name")?,
     };
     let name = text(name_node, source);
     let mut d = framed(node, source, kind, name, format!("{class}.{name}"));
