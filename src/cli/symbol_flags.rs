@@ -26,7 +26,7 @@ pub struct SymbolFlags {
     /// With --symbol: remove the declaration with its doc comment and attributes.
     #[arg(long, requires = "symbol")]
     pub remove_symbol: bool,
-    /// Add a namespace-level import (`App\Model\User`, `os.path`, `X from m`).
+    /// Add a namespace-level import (`App\Model\User`, `typing.Optional`, `os`, `X from m`).
     #[arg(long, value_name = "NAME")]
     pub add_use: Option<String>,
     /// With --insert-member: `start` or `end` (default).

@@ -61,7 +61,7 @@ pub fn plan_schema() -> Value {
                         "symbol": {"type": "string", "minLength": 1,
                                    "description": "`Class`, `Class::method()`, `Class::$property`, `Class::CONSTANT`, `Enum::CASE`, `function()` (PHP, short or namespace-qualified); `Class.method`, `function` (Python, TypeScript)"},
                         "code": {"type": "string", "description": "The new body, declaration or member; re-indented to its target"},
-                        "name": {"type": "string", "minLength": 1, "description": "add_use: `App\\Model\\User`, `os.path`, `typing.Optional`, `X from module`, or a whole import statement"},
+                        "name": {"type": "string", "minLength": 1, "description": "add_use: `App\\Model\\User` (PHP), `os` or `typing.Optional` (Python: `import os`, `from typing import Optional`), `X from module` (TypeScript), or a whole import statement"},
                         "position": {"enum": ["start", "end"], "description": "insert_member: where in the class (default end)"},
                         "after": {"type": "string", "description": "insert_member: after this member (`greet()`, `$count`, `method`)"},
                         "before": {"type": "string", "description": "insert_member: before this member"},
