@@ -36,6 +36,10 @@ pub enum Code {
     Drifted,
     HookRefused,
     HookConflict,
+    InvalidRequest,
+    ChangesetTampered,
+    NeedsChangeset,
+    ConfigUnsupported,
     ApiChangeRefused,
 }
 
@@ -274,6 +278,34 @@ pub const CODES: &[CodeInfo] = &[
         "a hook could not be installed or removed without overwriting someone else's (`path`), or the receipts to note moved",
     ),
     info(
+        Code::InvalidRequest,
+        "invalid_request",
+        "fix_request",
+        EXIT_REFUSED,
+        "an edit request or changeset does not fit the files: stale line anchors (`line_check` with mismatches and remap candidates) or a file listed twice",
+    ),
+    info(
+        Code::ChangesetTampered,
+        "changeset_tampered",
+        "rebuild_changeset",
+        EXIT_USAGE,
+        "a changeset's digest or previews do not match its operations: it was edited after `edit --json` built it",
+    ),
+    info(
+        Code::NeedsChangeset,
+        "needs_changeset",
+        "compile_with_edit_json",
+        EXIT_USAGE,
+        "`apply` received an edit request: compile it with `edit --json` and apply the changeset",
+    ),
+    info(
+        Code::ConfigUnsupported,
+        "config_unsupported",
+        "use_text_or_line_edit",
+        EXIT_REFUSED,
+        "a config path through a YAML anchor, alias, tag or merge key, or a TOML table array",
+    ),
+    info(
         Code::ApiChangeRefused,
         "api_change_refused",
         "use_map_plan_or_acknowledge",
@@ -416,7 +448,14 @@ impl Error {
         let mut v = serde_json::json!({
             "code": self.code.as_str(), "message": self.message, "next_action": self.code.next_action(),
         });
-        for key in ["pointer", "path", "input_line", "lines", "closest"] {
+        for key in [
+            "pointer",
+            "path",
+            "input_line",
+            "lines",
+            "closest",
+            "line_check",
+        ] {
             if let (Some(value), Some(obj)) = (self.details.get(key), v.as_object_mut()) {
                 obj.insert(key.to_owned(), value.clone());
             }
@@ -466,6 +505,10 @@ mod tests {
             Code::Drifted,
             Code::HookRefused,
             Code::HookConflict,
+            Code::InvalidRequest,
+            Code::ChangesetTampered,
+            Code::NeedsChangeset,
+            Code::ConfigUnsupported,
             Code::ApiChangeRefused,
         ];
         for code in all {

@@ -20,12 +20,12 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "edit",
         summary: "one exact find/replace in one file, checked and applied as a transaction",
-        usage: "git identedit edit FILE (--find=TEXT --replace=TEXT [--occurrence N | --all] | --symbol S (--replace-body | --replace-symbol | --insert-member [--position start|end | --after M | --before M] | --remove-symbol) [--text T | --text-file F] [--no-reindent] | --add-use NAME) [--allow-signature-change] [--expected-sha256 H] [--dry-run] [--diff]",
+        usage: "git identedit edit FILE (--find=TEXT --replace=TEXT [--occurrence N | --all] | --symbol S (--replace-body | --replace-symbol | --insert-member [--position start|end | --after M | --before M] | --remove-symbol) [--text T | --text-file F] [--no-reindent] | --add-use NAME) [--allow-signature-change] [--expected-sha256 H] [--dry-run] [--diff] | git identedit edit --json < request.json > changeset.json",
     },
     CommandSpec {
         name: "patch",
-        summary: "one target, one operation: text (--find), a structure (--symbol, --at IDENTITY, --kind/--name), lines (--at LINE:HASH [--end-anchor]) or a file boundary (--at file-start|file-end)",
-        usage: "git identedit patch FILE (--find=TEXT | --symbol NAME | --at TARGET | --kind K --name GLOB) (--replace [TEXT] | --delete | --insert-before [TEXT] | --insert-after [TEXT] | --insert [TEXT] | --scoped-regex P --scoped-replacement R) [--text-file F | --stdin-text] [--auto-repair] [--dry-run] [--diff]",
+        summary: "one target, one operation: text (--find), a structure (--symbol, --at IDENTITY, --kind/--name), lines (--at LINE:HASH [--end-anchor]), a file boundary (--at file-start|file-end) or a JSON/YAML/TOML key path (--config-path)",
+        usage: "git identedit patch FILE (--find=TEXT | --symbol NAME | --at TARGET | --kind K --name GLOB) (--replace [TEXT] | --delete | --insert-before [TEXT] | --insert-after [TEXT] | --insert [TEXT] | --scoped-regex P --scoped-replacement R) [--text-file F | --stdin-text] [--auto-repair] [--dry-run] [--diff]; config files: git identedit patch FILE --config-path PATH (--set-value [JSON] | --append-value [JSON] | --delete) [--create-missing] [--document-index N]",
     },
     CommandSpec {
         name: "read",
@@ -35,7 +35,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "apply",
         summary: "apply a source_edit_plan, Aider SEARCH/REPLACE blocks (a whole reply is fine), a Codex `*** Begin Patch` patch or a unified diff, all or nothing; `-` reads stdin",
-        usage: "git identedit apply INPUT|- [--dialect plan|blocks|codex|diff] [--dry-run] [--diff] [--task LABEL] [--stage | --cached]",
+        usage: "git identedit apply INPUT|- [--dialect plan|blocks|codex|diff] [--dry-run] [--diff] [--repair] [--task LABEL] [--stage | --cached]",
     },
     CommandSpec {
         name: "verify",
@@ -80,7 +80,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// Input dialects `apply` understands.
-pub const DIALECTS: &[&str] = &[PLAN_TYPE, "blocks", "codex", "diff"];
+pub const DIALECTS: &[&str] = &[PLAN_TYPE, "blocks", "codex", "diff", "identedit_changeset"];
 
 /// Languages with a syntax provider, their extensions and file names.
 fn languages() -> Value {
@@ -129,8 +129,8 @@ pub fn capabilities() -> Value {
         "plan_types": plan_types(),
         "input_dialects": DIALECTS,
         "languages": languages(),
-        "targets": ["find", "symbol", "node_identity", "selector", "line_anchor", "file_start", "file_end"],
-        "operations": ["replace", "delete", "insert_before", "insert_after", "insert", "scoped_regex"],
+        "targets": ["find", "symbol", "node_identity", "selector", "line_anchor", "file_start", "file_end", "config_path"],
+        "operations": ["replace", "delete", "insert_before", "insert_after", "insert", "scoped_regex", "move_before", "move_after", "move_to_before", "move_to_after", "move", "set", "append"],
         "syntax_gate": {"structure_targets": "source and result must parse", "other_edits": "may not raise the error count (--allow-syntax-errors)", "parse_budget_bytes_env": "IDENTEDIT_SYNTAX_MAX_BYTES"},
         "commands": COMMANDS.iter().map(|c| json!({"name": c.name, "summary": c.summary, "usage": c.usage})).collect::<Vec<_>>(),
         "output_formats": ["json", "text"],
@@ -160,8 +160,10 @@ pub fn instructions() -> Value {
             "Read before you edit: `git identedit read FILE` lists structures with identities; `read FILE --symbol Class.method --context 3` shows one with LINE:HASH anchors; `read --mode line FILE` anchors every line.",
             "Change a structure by name: `git identedit patch FILE --symbol Class.method --replace --text-file new.txt` (the text replaces the node verbatim; start it at the declaration, keep the file's indentation on later lines). Lines: `patch FILE --at LINE:HASH --replace 'text'`.",
             "For exact text, copy what you read into `find`, indentation and line breaks included.",
+            "Config values (JSON, YAML, TOML) by key path: `git identedit patch config.yaml --config-path service.retries --set-value 5` (values are JSON text: `'\"x\"'` for a string); `--append-value V`, `--delete`, `--create-missing` for new keys, `--document-index N` for YAML streams. Comments and layout stay.",
             "One change in one file: `git identedit edit FILE --find=OLD --replace=NEW --format=json`.",
             "Several changes or files, new files, deletions: write one source_edit_plan and run `git identedit apply - --format=json` with the plan on stdin; everything commits together or not at all.",
+            "Batches of structure, line and file edits (and moves): `git identedit edit --json < request.json > changeset.json` builds a changeset without writing; `apply --dry-run --diff changeset.json` previews; `apply changeset.json` re-proves every precondition and commits. Never edit a changeset by hand (`changeset_tampered`); pass `apply` the changeset, not the request.",
             "Add `--dry-run --diff` to see the exact diff before writing; add `expected_source_sha256` (from an earlier output) to refuse a file that changed since you read it.",
             "Edits of one file all resolve against the file as read, never against each other's results; they must not overlap.",
             "Name a declaration instead of copying it (PHP, Python, TypeScript): `git identedit edit FILE --symbol 'Greeter::greet()' --replace-body --text-file body.php`, or plan edits with an `op` (replace_body, replace_symbol, insert_member, remove_symbol, add_use); code is re-indented for you. Changing or removing a public declaration is refused (`api_change_refused`, `details.api_changes`) unless you checked its callers and pass `allow_signature_change` / `--allow-signature-change`.",

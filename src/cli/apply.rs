@@ -27,6 +27,10 @@ pub struct ApplyArgs {
     /// Input dialect, when detection by content is not wanted.
     #[arg(long, value_enum)]
     pub dialect: Option<Dialect>,
+    /// Changesets: remap a stale line anchor whose line moved to exactly one new place, and
+    /// refresh the previews from the current content (reported).
+    #[arg(long)]
+    pub repair: bool,
     /// Acknowledge changes to public declarations (as `"allow_signature_change": true`).
     #[arg(long)]
     pub allow_signature_change: bool,
@@ -47,6 +51,17 @@ pub fn run(
         }
         None => read_input(ws, "-")?,
     };
+    if args.dialect.is_none()
+        && format_dialect.is_none()
+        && let Some(routed) = super::pipeline::route(ws, &input, args)
+    {
+        return routed;
+    }
+    if args.repair {
+        return Err(super::usage_error(
+            "`--repair` applies to changesets built by `edit --json`",
+        ));
+    }
     let mut plan = formats::compile(&input, args.dialect.or(format_dialect))?;
     plan.allow_signature_change |= args.allow_signature_change;
     if let Some(task) = &args.write.task {

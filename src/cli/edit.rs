@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::flags::{FindFlags, WriteFlags};
 
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::report::Report;
 use crate::target::workspace::Workspace;
@@ -27,7 +27,8 @@ pub struct EditArgs {
     pub find_flags: FindFlags,
     #[command(flatten)]
     pub write: WriteFlags,
-    /// Read the request from stdin as JSON (a source_edit_plan) and answer in JSON.
+    /// Read the request from stdin as JSON and answer in JSON: an identedit edit request
+    /// (`command: "edit"`) prints its changeset without writing; a source_edit_plan is applied.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -35,17 +36,18 @@ pub struct EditArgs {
 }
 
 pub fn run(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>)> {
-    let (mut plan, input) = if args.json {
-        from_stdin(args)?
-    } else if args.symbols.wanted() {
+    if args.json {
+        return from_stdin(ws, args);
+    }
+    let mut plan = if args.symbols.wanted() {
         let find = args.find.is_some() || args.replace.is_some();
-        let expected = args.find_flags.expected()?;
-        let plan = args.symbols.plan(args.file.clone(), find, expected)?;
-        (plan, super::command_line())
+        args.symbols
+            .plan(args.file.clone(), find, args.find_flags.expected()?)?
     } else {
-        (from_flags(args)?, super::command_line())
+        from_flags(args)?
     };
     args.symbols.acknowledge(&mut plan);
+    let input = super::command_line();
     super::write::run(ws, "edit", &plan, input, args.write.options(), &args.write)
 }
 
@@ -58,9 +60,9 @@ fn from_flags(args: &EditArgs) -> Result<Plan> {
     Ok(Plan::single("edit_flags", file, "edits", kind))
 }
 
-/// `--json`: the request is a `source_edit_plan` on stdin (identedit's node and line request
-/// shapes need the syntax layer, which this build does not have).
-fn from_stdin(args: &EditArgs) -> Result<(Plan, Vec<u8>)> {
+/// `--json`: an identedit edit request on stdin builds a changeset (nothing is written); a
+/// `source_edit_plan` is applied as before.
+fn from_stdin(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>)> {
     if args.find.is_some() || args.replace.is_some() || args.file.is_some() {
         return Err(super::usage_error(
             "`--json` reads the whole request from stdin; drop FILE, --find and --replace",
@@ -72,12 +74,18 @@ fn from_stdin(args: &EditArgs) -> Result<(Plan, Vec<u8>)> {
         .map_err(|e| Error::io("reading stdin", &e))?;
     let value: serde_json::Value = serde_json::from_slice(&input)
         .map_err(|e| Error::malformed(format!("the request is not valid JSON: {e}")))?;
-    if value.get("type").is_none() && value.get("command").is_some() {
-        return Err(Error::new(
-            Code::PlanUnsupported,
-            "identedit request shapes (`command`, `target`, `op`) are not executable by this build",
-        )
-        .hint("Send a source_edit_plan instead (see `git identedit schema`)."));
+    if value.get("type").is_none() {
+        return Ok((
+            super::pipeline::build(
+                ws,
+                &input,
+                args.write.options(),
+                args.symbols.allow_signature_change,
+            )?,
+            Vec::new(),
+        ));
     }
-    Ok((crate::formats::compile(&input, None)?, input))
+    let mut plan = crate::formats::compile(&input, None)?;
+    args.symbols.acknowledge(&mut plan);
+    super::write::run(ws, "edit", &plan, input, args.write.options(), &args.write)
 }

@@ -5,6 +5,10 @@
 //! `--at file-start|file-end`, `--kind K --name GLOB`. Operations (exactly one): `--replace`,
 //! `--delete`, `--insert-before`, `--insert-after`, `--insert`, `--scoped-regex`. Payload: the
 //! flag's value, `--text-file F` or `--stdin-text`. `--json` reads an identedit patch request.
+//!
+//! Config files (JSON, YAML, TOML): `--config-path PATH` with `--set-value V`,
+//! `--append-value V` or `--delete`, and `--create-missing`, `--document-index N`. Values are
+//! JSON text, also from `--text-file` / `--stdin-text` (verbatim, final newline included).
 
 use std::io::Read;
 
@@ -14,7 +18,7 @@ use super::flags::{FindFlags, WriteFlags};
 
 use crate::error::{Error, Result};
 use crate::formats::patch_request;
-use crate::plan::{LineAnchor, NodeOp, OpKind, Plan, Target};
+use crate::plan::{ConfigAction, ConfigOp, LineAnchor, NodeOp, OpKind, Plan, Target};
 use crate::report::Report;
 use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
@@ -78,6 +82,21 @@ pub struct PatchArgs {
     /// Never writes: list where each block of this single-file diff could apply in FILE.
     #[arg(long, value_name = "DIFF")]
     pub from_diff: Option<String>,
+    /// A key path in a JSON, YAML or TOML file (`a.b`, `items[0]`, `x["a.b"]`).
+    #[arg(long, value_name = "PATH")]
+    pub config_path: Option<String>,
+    /// With --config-path: set the value (JSON text, or --text-file / --stdin-text).
+    #[arg(long, num_args = 0..=1, value_name = "JSON", allow_negative_numbers = true)]
+    pub set_value: Option<Option<String>>,
+    /// With --config-path: append to an existing array (JSON text).
+    #[arg(long, num_args = 0..=1, value_name = "JSON", allow_negative_numbers = true)]
+    pub append_value: Option<Option<String>>,
+    /// With --config-path --set-value: create missing map / table keys.
+    #[arg(long)]
+    pub create_missing: bool,
+    /// With --config-path: the YAML document (0-based) of a multi-document file.
+    #[arg(long, value_name = "N")]
+    pub document_index: Option<usize>,
     /// Read an identedit patch request (`{command, file, target, op}`) from stdin.
     #[arg(long)]
     pub json: bool,
@@ -213,6 +232,56 @@ fn at_target(value: &str, end: Option<&String>) -> Result<Target> {
     Ok(Target::Lines { start, end })
 }
 
+/// `--config-path` with its action; no other target or operation may be given.
+fn config_kind(
+    ws: &Workspace,
+    args: &PatchArgs,
+    path: &str,
+    expected: Option<crate::plan::Digest>,
+) -> Result<OpKind> {
+    let others = args.find.is_some()
+        || args.symbol.is_some()
+        || args.at.is_some()
+        || args.kind.is_some()
+        || args.replace.is_some()
+        || args.insert_before.is_some()
+        || args.insert_after.is_some()
+        || args.insert.is_some()
+        || args.scoped_regex.is_some();
+    if others {
+        return Err(usage(
+            "--config-path is a target of its own: use --set-value, --append-value or --delete",
+        ));
+    }
+    let mut actions = Vec::new();
+    if let Some(v) = &args.set_value {
+        actions.push(ConfigAction::Set(payload(ws, args, v, "--set-value")?));
+    }
+    if let Some(v) = &args.append_value {
+        actions.push(ConfigAction::Append(payload(
+            ws,
+            args,
+            v,
+            "--append-value",
+        )?));
+    }
+    if args.delete {
+        actions.push(ConfigAction::Delete);
+    }
+    if actions.len() != 1 {
+        return Err(usage(
+            "--config-path takes exactly one of --set-value, --append-value or --delete",
+        ));
+    }
+    let config = ConfigOp {
+        path: path.to_owned(),
+        action: actions.remove(0),
+        create_missing: args.create_missing,
+        document_index: args.document_index,
+    };
+    crate::target::config::op_kind(config, expected)
+}
+
 fn target(args: &PatchArgs) -> Result<Target> {
     let families = usize::from(args.symbol.is_some())
         + usize::from(args.at.is_some())
@@ -244,7 +313,18 @@ fn target(args: &PatchArgs) -> Result<Target> {
 fn from_flags(ws: &Workspace, args: &PatchArgs) -> Result<Plan> {
     let file = args.file.clone().ok_or_else(|| usage("FILE is required"))?;
     let expected = args.find_flags.expected()?;
-    let kind = if let Some(find) = &args.find {
+    let config_flags = args.set_value.is_some()
+        || args.append_value.is_some()
+        || args.create_missing
+        || args.document_index.is_some();
+    if config_flags && args.config_path.is_none() {
+        return Err(usage(
+            "--set-value, --append-value, --create-missing and --document-index go with --config-path",
+        ));
+    }
+    let kind = if let Some(config_path) = &args.config_path {
+        config_kind(ws, args, config_path, expected)?
+    } else if let Some(find) = &args.find {
         if args.symbol.is_some() || args.at.is_some() || args.kind.is_some() {
             return Err(usage(
                 "--find is a target of its own; drop --symbol, --at and --kind",

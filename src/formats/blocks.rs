@@ -101,6 +101,7 @@ pub fn parse(input: &str) -> Result<Plan> {
                             list: "blocks",
                             index: ops.len(),
                             input_line: Some(i + 1),
+                            parent: None,
                         },
                         kind: OpKind::Block(Block {
                             search,

@@ -6,9 +6,11 @@
 //! markdown reply). `--dialect` overrides detection.
 
 pub mod blocks;
+pub mod changeset;
 pub mod codex;
 pub mod patch_request;
 pub mod plan_json;
+pub mod request;
 pub mod symbol_edit;
 pub mod unified_diff;
 

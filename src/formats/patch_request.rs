@@ -13,19 +13,21 @@
 //! `set_line`, `replace_lines`, `replace_range` (`new_text`), `delete`, `insert_before`,
 //! `insert_after` (`new_text` or `text`), `insert` (`new_text`), `scoped_regex
 //! {pattern, replacement}`. Unknown keys are refused. `file` is relative to the current directory.
+//! A `config_path` target takes `set` / `append` / `delete` (see `target::config::wire`).
 
 use serde::Deserialize;
 
 use crate::error::{Code, Error, Result};
 use crate::plan::{Digest, LineAnchor, NodeOp, OpKind, Plan, Target};
+use crate::target::config;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Request {
     command: Option<String>,
     file: String,
-    target: TargetWire,
-    op: OpWire,
+    target: serde_json::Value,
+    op: serde_json::Value,
     #[serde(default)]
     options: OptionsWire,
 }
@@ -156,15 +158,20 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
     if request.command.as_deref().is_some_and(|c| c != "patch") {
         return Err(malformed("`command` must be \"patch\""));
     }
-    let (target, expected) = target(request.target)?;
-    let op = operation(request.op)?;
-    op.check(&target).map_err(malformed)?;
     let _ = request.options.verbose;
-    let kind = OpKind::Targeted {
-        target,
-        op,
-        expected,
-        repair: request.options.auto_repair,
+    let kind = if config::wire::is_config_target(&request.target) {
+        config::wire::op_kind(&request.target, &request.op)?
+    } else {
+        let wire = |e: serde_json::Error| malformed(format!("the patch request is invalid: {e}"));
+        let (target, expected) = target(serde_json::from_value(request.target).map_err(wire)?)?;
+        let op = operation(serde_json::from_value(request.op).map_err(wire)?)?;
+        op.check(&target).map_err(malformed)?;
+        OpKind::Targeted {
+            target,
+            op,
+            expected,
+            repair: request.options.auto_repair,
+        }
     };
     let mut plan = Plan::single("patch_request", request.file, "operations", kind);
     plan.input_sha256 = Some(Digest::of(input));

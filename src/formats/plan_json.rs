@@ -182,6 +182,7 @@ fn op(path: String, list: &'static str, index: usize, kind: OpKind) -> Op {
             list,
             index,
             input_line: None,
+            parent: None,
         },
         kind,
     }

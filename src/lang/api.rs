@@ -210,8 +210,14 @@ fn configured_mode(ws: &Workspace) -> Mode {
     }
 }
 
-/// Dialects whose every edit the guard refuses by default.
-const GUARDED: &[&str] = &["source_edit_plan", "edit_flags"];
+/// Dialects whose every edit the guard refuses by default: plans and `edit` (flags, and the
+/// edit requests of `edit --json` with the changesets built from them).
+const GUARDED: &[&str] = &[
+    "source_edit_plan",
+    "edit_flags",
+    "edit_request",
+    "changeset",
+];
 
 /// Runs the guard over the prepared changes of `plan`: the API changes it finds (acknowledged
 /// when the plan allows them), or `api_change_refused`.

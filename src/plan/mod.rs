@@ -3,11 +3,13 @@
 //! A plan is pure data, in input order: no I/O happens here. Paths are still as written by
 //! the caller (with the base they are relative to); `target::path` resolves and checks them.
 
+pub mod config;
 pub mod digest;
 pub mod schema;
 pub mod splice;
 pub mod symbol;
 
+pub use config::{ConfigAction, ConfigOp};
 pub use digest::Digest;
 
 /// One checked change request: every operation commits together or not at all.
@@ -29,11 +31,7 @@ impl Plan {
     /// A plan of one operation on a file named from the current directory (the command-line
     /// forms and identedit's patch request).
     pub fn single(dialect: &'static str, file: String, list: &'static str, kind: OpKind) -> Self {
-        let origin = Origin {
-            list,
-            index: 0,
-            input_line: None,
-        };
+        let origin = Origin::new(list, 0);
         let op = Op {
             path: PathSpec {
                 raw: file,
@@ -49,6 +47,16 @@ impl Plan {
             ops: vec![op],
             allow_signature_change: false,
         }
+    }
+}
+
+/// Dialects held to identedit's stricter conflict rule: an insertion may not touch the edge
+/// of a rewrite (`plan::splice::touching`).
+pub const STRICT_CONFLICT_DIALECTS: &[&str] = &["edit_request", "changeset"];
+
+impl Plan {
+    pub fn strict_conflicts(&self) -> bool {
+        STRICT_CONFLICT_DIALECTS.contains(&self.dialect)
     }
 }
 
@@ -82,20 +90,47 @@ pub struct Origin {
     pub list: &'static str,
     pub index: usize,
     pub input_line: Option<usize>,
+    /// The entry of an outer list holding `list`, for nested inputs: `("files", 1)` makes
+    /// `/files/1/operations/0`.
+    pub parent: Option<(&'static str, usize)>,
 }
 
 impl Origin {
-    /// `edits[3]` (`blocks[1] (line 12)` for text dialects), as used in messages.
-    pub fn label(&self) -> String {
-        match self.input_line {
-            Some(line) => format!("{}[{}] (line {line})", self.list, self.index),
-            None => format!("{}[{}]", self.list, self.index),
+    /// Index `index` of the top-level list `list`.
+    pub fn new(list: &'static str, index: usize) -> Self {
+        Self {
+            list,
+            index,
+            input_line: None,
+            parent: None,
         }
     }
 
-    /// `/edits/3`, a JSON Pointer into the input document.
+    /// `edits[3]` (`blocks[1] (line 12)` for text dialects, `files[1].operations[0]` when
+    /// nested), as used in messages.
+    pub fn label(&self) -> String {
+        let outer = self
+            .parent
+            .map(|(list, i)| format!("{list}[{i}]."))
+            .unwrap_or_default();
+        match self.input_line {
+            Some(line) => format!("{outer}{}[{}] (line {line})", self.list, self.index),
+            None => format!("{outer}{}[{}]", self.list, self.index),
+        }
+    }
+
+    /// Input order: (outer entry, index).
+    pub fn order(&self) -> (usize, usize) {
+        (self.parent.map_or(0, |(_, i)| i), self.index)
+    }
+
+    /// `/edits/3` (`/files/1/operations/0` when nested), a JSON Pointer into the input.
     pub fn pointer(&self) -> String {
-        format!("/{}/{}", self.list, self.index)
+        let outer = self
+            .parent
+            .map(|(list, i)| format!("/{list}/{i}"))
+            .unwrap_or_default();
+        format!("{outer}/{}/{}", self.list, self.index)
     }
 }
 
@@ -129,6 +164,11 @@ pub enum OpKind {
     /// absent, must not exist). Only a move may share its file.
     Restore {
         content: std::sync::Arc<Vec<u8>>,
+        expected: Option<Digest>,
+    },
+    /// Set, append or delete the value at a config path of a JSON, YAML or TOML file.
+    Config {
+        config: ConfigOp,
         expected: Option<Digest>,
     },
     /// A symbol-addressed edit (`replace_body`, `insert_member`, ...), resolved on the syntax
@@ -258,7 +298,45 @@ pub enum NodeOp {
         pattern: String,
         replacement: String,
     },
+    /// Remove exactly the structure's bytes (its extent): the source half of a move.
+    MoveOut,
+    /// Insert the bytes of a structure moved from elsewhere beside the target: the
+    /// destination half of a move.
+    MoveIn(Box<MoveIn>),
 }
+
+/// Where a moved structure comes from and the literal text around it. Nothing is inferred:
+/// no separator, no re-indentation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveIn {
+    /// The file the structure is moved out of (may be the destination's own file).
+    pub from: PathSpec,
+    /// The moved structure in `from`.
+    pub source: Target,
+    /// Insert after the destination (else before it).
+    pub after: bool,
+    pub prefix: String,
+    pub suffix: String,
+    /// The structure's bytes, filled in by the engine (`txn::moves::materialize`) from the
+    /// source file as read.
+    pub moved: Option<String>,
+}
+
+impl MoveIn {
+    /// `prefix` + the moved bytes + `suffix`; `None` until the engine filled in the bytes.
+    pub fn text(&self) -> Option<String> {
+        let moved = self.moved.as_deref()?;
+        Some(format!("{}{moved}{}", self.prefix, self.suffix))
+    }
+}
+
+impl PartialEq for PathSpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw && self.base == other.base
+    }
+}
+
+impl Eq for PathSpec {}
 
 impl NodeOp {
     pub fn name(&self) -> &'static str {
@@ -269,6 +347,9 @@ impl NodeOp {
             NodeOp::InsertAfter(_) => "insert_after",
             NodeOp::Insert(_) => "insert",
             NodeOp::ScopedRegex { .. } => "scoped_regex",
+            NodeOp::MoveOut => "move_out",
+            NodeOp::MoveIn(m) if m.after => "move_in_after",
+            NodeOp::MoveIn(_) => "move_in_before",
         }
     }
 
@@ -280,15 +361,17 @@ impl NodeOp {
             (NodeOp::Insert(_), _) if !boundary => Err(
                 "`insert` works on file-start / file-end; use insert_before / insert_after".into(),
             ),
-            (op, _) if boundary && !matches!(op, NodeOp::Insert(_)) => Err(format!(
-                "file boundaries take `insert`, not `{}`",
-                op.name()
-            )),
+            (op, _) if boundary && !matches!(op, NodeOp::Insert(_) | NodeOp::MoveIn(_)) => Err(
+                format!("file boundaries take `insert`, not `{}`", op.name()),
+            ),
             (NodeOp::ScopedRegex { .. }, Target::Lines { .. }) => {
                 Err("scoped_regex needs a structure target".into())
             }
+            (NodeOp::MoveOut, t) if !t.is_structural() => {
+                Err("a move takes a structure (node, symbol, selector) as its source".into())
+            }
             (
-                NodeOp::InsertBefore(_) | NodeOp::InsertAfter(_),
+                NodeOp::InsertBefore(_) | NodeOp::InsertAfter(_) | NodeOp::MoveIn(_),
                 Target::Lines { end: Some(_), .. },
             ) => Err("an end anchor goes with replace or delete only".into()),
             _ => Ok(()),

@@ -19,10 +19,11 @@ pub struct Overlap {
     pub second: usize,
 }
 
-/// Sorts splices by position and refuses overlaps. Two splices overlap when their ranges share
+/// Sorts splices by position (ties by operation, so the pair reported does not depend on the
+/// order the splices arrive in) and refuses overlaps. Two splices overlap when their ranges share
 /// a byte, or when both are insertions (empty ranges) at the same point; adjacent ranges do not.
 pub fn order(splices: &mut [Splice]) -> Result<(), Overlap> {
-    splices.sort_by_key(|s| (s.range.start, s.range.end));
+    splices.sort_by_key(|s| (s.range.start, s.range.end, s.op));
     for pair in splices.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
         let shares_bytes = b.range.start < a.range.end;
@@ -32,6 +33,29 @@ pub fn order(splices: &mut [Splice]) -> Result<(), Overlap> {
             return Err(Overlap {
                 first: a.op.min(b.op),
                 second: a.op.max(b.op),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The stricter rule of identedit's edit requests, on splices already [`order`]ed: an
+/// insertion may not sit at the start or end of a rewrite (a non-empty range), because which
+/// side of the rewritten text it lands on would depend on the order of the operations.
+pub fn touching(splices: &[Splice]) -> Result<(), Overlap> {
+    for (i, insert) in splices.iter().enumerate() {
+        if !insert.range.is_empty() {
+            continue;
+        }
+        let at = insert.range.start;
+        let neighbours = splices[i.saturating_sub(2)..splices.len().min(i + 3)].iter();
+        if let Some(rewrite) = neighbours
+            .filter(|s| !s.range.is_empty() && s.op != insert.op)
+            .find(|s| s.range.start == at || s.range.end == at)
+        {
+            return Err(Overlap {
+                first: insert.op.min(rewrite.op),
+                second: insert.op.max(rewrite.op),
             });
         }
     }
@@ -128,6 +152,23 @@ mod tests {
         );
     }
 
+    #[test]
+    fn strict_rule_refuses_an_insert_at_a_rewrite_edge() {
+        let mut edge = vec![splice(3..5, "x", 0), splice(5..5, "z", 1)];
+        assert_eq!(order(&mut edge), Ok(()));
+        let refused = Err(Overlap {
+            first: 0,
+            second: 1,
+        });
+        assert_eq!(touching(&edge), refused);
+        let mut start = vec![splice(3..3, "z", 1), splice(3..5, "x", 0)];
+        assert_eq!(order(&mut start), Ok(()));
+        assert_eq!(touching(&start), refused);
+        let mut apart = vec![splice(2..2, "z", 1), splice(3..5, "x", 0)];
+        assert_eq!(order(&mut apart), Ok(()));
+        assert_eq!(touching(&apart), Ok(()));
+    }
+
     fn edits_strategy() -> impl Strategy<Value = (String, Vec<Splice>)> {
         (
             "[a-c\\r\\n\u{e9}]{0,40}",
@@ -151,6 +192,31 @@ mod tests {
     }
 
     proptest! {
+        /// Which conflict is reported depends on positions, never on the order the
+        /// operations were given in.
+        #[test]
+        fn conflicts_do_not_depend_on_operation_order(
+            raw in prop::collection::vec((0usize..12, 0usize..3), 1..6),
+            seed in any::<u64>(),
+        ) {
+            let splices: Vec<Splice> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(start, len))| splice(start..start + len, "x", i))
+                .collect();
+            let verdict = |mut list: Vec<Splice>| order(&mut list).and_then(|()| touching(&list));
+            let mut shuffled = splices.clone();
+            let n = shuffled.len();
+            for i in 0..n {
+                let j = (seed.wrapping_mul(i as u64 + 7) % n as u64) as usize;
+                shuffled.swap(i, j);
+            }
+            let mut reversed = splices.clone();
+            reversed.reverse();
+            prop_assert_eq!(verdict(splices.clone()), verdict(shuffled));
+            prop_assert_eq!(verdict(splices), verdict(reversed));
+        }
+
         #[test]
         fn applying_then_inverting_reproduces_the_input((text, mut splices) in edits_strategy()) {
             prop_assert!(order(&mut splices).is_ok());

@@ -74,11 +74,7 @@ fn reverse(
             raw: path.to_owned(),
             base: PathBase::Root,
         },
-        origin: Origin {
-            list: "files",
-            index,
-            input_line: None,
-        },
+        origin: Origin::new("files", index),
         kind,
     };
     let published = |f: &FileRecord| f.sha256_after.as_deref().map(Digest::parse).transpose();

@@ -206,6 +206,7 @@ pub fn error_json(error: &Error) -> Value {
         "candidates",
         "candidate_summary",
         "line_check",
+        "request_pointers",
     ] {
         if let (Some(value), Some(obj)) = (error.details.get(key), doc.as_object_mut()) {
             obj.insert(key.to_owned(), value.clone());

@@ -124,6 +124,14 @@ pub fn resolve(
             format!("{own}{}", join(payload)),
         ),
         NodeOp::InsertAfter(payload) => (lines[last].end..lines[last].end, join(payload) + own),
+        NodeOp::MoveIn(m) => {
+            let point = if m.after {
+                lines[last].end
+            } else {
+                lines[first].start
+            };
+            (point..point, crate::target::node::moved_text(m)?)
+        }
         other => {
             return Err(Error::new(
                 Code::PlanMalformed,

@@ -2,6 +2,7 @@
 //! file snapshots, and exact text (with the diagnostics of a miss).
 
 pub mod anchor;
+pub mod config;
 pub mod diagnose;
 pub mod ladder;
 pub mod lines;

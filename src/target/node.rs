@@ -295,6 +295,11 @@ pub fn splice(
             format!("{term}{}", new.trim_end_matches(['\n', '\r'])),
         ),
         NodeOp::InsertAfter(new) => at(b..b, new.clone()),
+        NodeOp::MoveOut => at(a..b, String::new()),
+        NodeOp::MoveIn(m) => {
+            let point = if m.after { b } else { a };
+            at(point..point, moved_text(m)?)
+        }
         NodeOp::Insert(_) => {
             return Err(Error::new(
                 Code::PlanMalformed,
@@ -303,6 +308,12 @@ pub fn splice(
         }
     };
     Ok((result, None))
+}
+
+/// The text a move inserts; the engine fills in the moved bytes before resolving.
+pub fn moved_text(m: &crate::plan::MoveIn) -> Result<String> {
+    m.text()
+        .ok_or_else(|| Error::internal("a move's bytes were not read before resolving"))
 }
 
 fn scoped_regex(

@@ -47,6 +47,20 @@ pub struct EditReport {
     pub repaired: Vec<(usize, usize)>,
     /// The qualified name of the structure a structure target resolved to.
     pub target: Option<String>,
+    /// Byte ranges of the operation's splices: in the file as read, and where the new text
+    /// landed in the result.
+    pub byte_ranges: Vec<(Range<usize>, Range<usize>)>,
+    /// The structure a structure target resolved to.
+    pub node: Option<NodeFacts>,
+}
+
+/// What a structure target resolved to, as `read` would show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeFacts {
+    pub kind: String,
+    pub identity: String,
+    pub hash: String,
+    pub span: Range<usize>,
 }
 
 /// One file's validated change.

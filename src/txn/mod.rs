@@ -144,6 +144,12 @@ fn pinned(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Plan {
                 *expected = digests.get(path.key.as_str()).copied();
             }
         }
+        // Config plans need the full-file bytes they were built on.
+        if let OpKind::Config { expected, .. } = &mut op.kind
+            && expected.is_none()
+        {
+            *expected = digests.get(path.key.as_str()).copied();
+        }
     }
     plan
 }

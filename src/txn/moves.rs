@@ -1,11 +1,18 @@
 //! Moves (renames): the source is read and edited once, like any edited file, then published
 //! as two changes of the one transaction: the source deleted, and the destination created (or,
 //! with `--overwrite`, replaced) with the edited bytes and the source's permissions.
+//!
+//! Chains (`a → b`, `b → c`) are computed from the pre-images, so their order does not
+//! matter: `b` becomes one change carrying `a`'s bytes. Cycles are refused. Structure moves
+//! (`NodeOp::MoveIn`) get their bytes here, before any file is resolved.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::{Code, Error, Result};
-use crate::plan::{Digest, OpKind, PathSpec, Plan};
+use crate::lang::gate::SourceTree;
+use crate::plan::{Digest, NodeOp, OpKind, PathSpec, Plan, Target};
 use crate::target::path::{self, TargetPath};
 use crate::target::snapshot;
 use crate::target::workspace::Workspace;
@@ -34,6 +41,7 @@ pub fn split(
     let origin = &plan.ops[index].origin;
     let located = |e: Error| e.at(&origin.label()).detail("pointer", origin.pointer());
     let dest = path::resolve(ws, to).map_err(located)?;
+    let chained = std::fs::symlink_metadata(&dest.abs).is_ok() && moves_away(ws, plan, &dest.key);
     if dest.key == change.path.key {
         return Err(located(Error::malformed(format!(
             "{} is moved onto itself",
@@ -46,7 +54,8 @@ pub fn split(
         .ok_or_else(|| Error::internal("a moved file has a pre-image"))?;
     let content = change.after.clone().unwrap_or_else(|| before.bytes.clone());
     let digest = change.after_digest.unwrap_or(before.digest);
-    let mut destination = arrive(&dest, (content, digest), &change, options).map_err(located)?;
+    let mut destination =
+        arrive(&dest, (content, digest), &change, chained, options).map_err(located)?;
     destination.moved = Some(Moved::From(change.path.rel.clone()));
     let source = FileChange {
         action: Action::Deleted,
@@ -65,6 +74,7 @@ fn arrive(
     dest: &TargetPath,
     (content, digest): (Arc<Vec<u8>>, Digest),
     source: &FileChange,
+    chained: bool,
     options: &Options,
 ) -> Result<FileChange> {
     let mut change = FileChange {
@@ -85,6 +95,8 @@ fn arrive(
             change.new_dirs = crate::txn::prepare::missing_dirs(dest)?;
             Ok(change)
         }
+        // The destination moves away itself: `merge_chains` joins the two changes.
+        Err(e) if e.code == Code::TargetExists && chained => Ok(change),
         Err(e) if e.code == Code::TargetExists && options.overwrite => {
             change.before = Some(snapshot::read_any(dest)?);
             change.action = Action::Modified;
@@ -97,5 +109,188 @@ fn arrive(
         Err(e) => {
             Err(e.hint("Move to a free path, or pass --overwrite to replace the destination."))
         }
+    }
+}
+
+/// Whether the plan moves the file with this key away (the start of a chain).
+fn moves_away(ws: &Workspace, plan: &Plan, key: &str) -> bool {
+    plan.ops
+        .iter()
+        .filter(|op| matches!(op.kind, OpKind::Move { .. }))
+        .any(|op| path::resolve(ws, &op.path).is_ok_and(|p| p.key == key))
+}
+
+/// Refuses two moves onto one path and a cycle of moves (`a → b → a`: every file in it would
+/// need to exist twice).
+pub fn refuse_cycles(ws: &Workspace, plan: &Plan) -> Result<()> {
+    let mut next: HashMap<String, (String, usize)> = HashMap::new();
+    let mut arrivals: HashMap<String, usize> = HashMap::new();
+    for (i, op) in plan.ops.iter().enumerate() {
+        if let OpKind::Move { to } = &op.kind {
+            let (Ok(from), Ok(to)) = (path::resolve(ws, &op.path), path::resolve(ws, to)) else {
+                continue;
+            };
+            if let Some(first) = arrivals.insert(to.key.clone(), i) {
+                return Err(graph_error(
+                    plan,
+                    vec![first, i],
+                    &format!("move two files onto {}", to.rel),
+                ));
+            }
+            next.insert(from.key, (to.key, i));
+        }
+    }
+    let mut starts: Vec<&String> = next.keys().collect();
+    starts.sort();
+    for start in starts {
+        let mut seen = vec![];
+        let mut at = start;
+        while let Some((to, i)) = next.get(at) {
+            seen.push(*i);
+            if to == start {
+                return Err(graph_error(plan, seen, "form a cycle"));
+            }
+            if seen.len() > next.len() {
+                break;
+            }
+            at = to;
+        }
+    }
+    Ok(())
+}
+
+fn graph_error(plan: &Plan, mut ops: Vec<usize>, what: &str) -> Error {
+    ops.sort_unstable();
+    let pointers: Vec<String> = ops.iter().map(|&i| plan.ops[i].origin.pointer()).collect();
+    Error::malformed(format!("the moves {} {what}", pointers.join(", ")))
+        .detail("edits", pointers)
+        .hint("Give every file its own free destination; break a cycle by moving one file to a free path in a separate plan.")
+}
+
+/// Joins the deletion of a file moved away and the creation of the file moved onto its path
+/// (a chain) into one change of that path.
+pub fn merge_chains(changes: Vec<FileChange>) -> Vec<FileChange> {
+    let mut out: Vec<FileChange> = Vec::with_capacity(changes.len());
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for change in changes {
+        let Some(&i) = at.get(&change.path.key) else {
+            at.insert(change.path.key.clone(), out.len());
+            out.push(change);
+            continue;
+        };
+        let (deleted, created) = match (out[i].action, change.action) {
+            (Action::Deleted, Action::Created) => (out[i].clone(), change),
+            (Action::Created, Action::Deleted) => (change, out[i].clone()),
+            _ => {
+                out.push(change);
+                continue;
+            }
+        };
+        let old_len = deleted.before.as_ref().map_or(0, |b| b.bytes.len());
+        let new_len = created.after.as_ref().map_or(0, |a| a.len());
+        out[i] = FileChange {
+            action: Action::Modified,
+            before: deleted.before,
+            ranges: vec![(0..old_len, 0..new_len)],
+            new_dirs: Vec::new(),
+            new_permissions: None,
+            ..created
+        };
+    }
+    out
+}
+
+/// Reads the bytes of every structure the plan moves from its file as it is now, and binds
+/// the removal in that file (`MoveOut`) to the same bytes through its expected digest.
+pub fn materialize<'p>(ws: &Workspace, plan: &'p Plan) -> Result<Cow<'p, Plan>> {
+    let pending = |kind: &OpKind| matches!(kind, OpKind::Targeted { op: NodeOp::MoveIn(m), .. } if m.moved.is_none());
+    if !plan.ops.iter().any(|op| pending(&op.kind)) {
+        return Ok(Cow::Borrowed(plan));
+    }
+    let mut plan = plan.clone();
+    let mut sources: HashMap<String, Source> = HashMap::new();
+    for op in &mut plan.ops {
+        let origin = op.origin.clone();
+        let OpKind::Targeted {
+            op: NodeOp::MoveIn(m),
+            ..
+        } = &mut op.kind
+        else {
+            continue;
+        };
+        let located = |e: Error| e.at(&origin.label()).detail("pointer", origin.pointer());
+        let from = path::resolve(ws, &m.from).map_err(located)?;
+        if !sources.contains_key(&from.key) {
+            let source = Source::read(&from).map_err(located)?;
+            sources.insert(from.key.clone(), source);
+        }
+        let source = sources
+            .get(&from.key)
+            .ok_or_else(|| Error::internal("a move's source was read"))?;
+        m.moved = Some(source.bytes(&from, &m.source).map_err(located)?);
+    }
+    for op in &mut plan.ops {
+        if let OpKind::Targeted {
+            op: NodeOp::MoveOut,
+            expected: expected @ None,
+            ..
+        } = &mut op.kind
+            && let Ok(p) = path::resolve(ws, &op.path)
+        {
+            *expected = sources.get(&p.key).map(|s| s.digest);
+        }
+    }
+    for source in sources.into_values() {
+        crate::lang::parse::retire(source.parsed.tree);
+    }
+    Ok(Cow::Owned(plan))
+}
+
+/// A file structures are moved out of, read and parsed once.
+struct Source {
+    text: String,
+    digest: Digest,
+    parsed: SourceTree,
+}
+
+impl Source {
+    fn read(from: &TargetPath) -> Result<Self> {
+        let before = snapshot::read_text(from)?;
+        let provider = crate::lang::provider_for(&from.rel).ok_or_else(|| {
+            Error::new(
+                Code::NoProvider,
+                format!(
+                    "{} has no syntax provider: structures cannot be moved out of it",
+                    from.rel
+                ),
+            )
+            .detail("path", from.rel.as_str())
+        })?;
+        let parsed = SourceTree::parse(provider, &before.bytes)?;
+        if parsed.errors > 0 {
+            return Err(Error::new(
+                Code::ParseFailure,
+                format!(
+                    "{} does not parse, so its structures cannot be moved",
+                    from.rel
+                ),
+            )
+            .detail("path", from.rel.as_str())
+            .detail("stage", "source"));
+        }
+        Ok(Self {
+            text: before.text().to_owned(),
+            digest: before.digest,
+            parsed,
+        })
+    }
+
+    /// The bytes of the structure `target` names (its extent: with the attributes, comments
+    /// and `export` that belong to it).
+    fn bytes(&self, from: &TargetPath, target: &Target) -> Result<String> {
+        let text = self.text.as_str();
+        let (item, _) = crate::target::node::find(&self.parsed.items, target, text, &from.rel)?;
+        let extent = item.extent(&self.parsed.tree, text.as_bytes());
+        Ok(text[extent].to_owned())
     }
 }

@@ -26,6 +26,8 @@ struct Group {
 
 /// Validates the whole plan against the current files.
 pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<FileChange>> {
+    moves::refuse_cycles(ws, plan)?;
+    let plan = &*moves::materialize(ws, plan)?;
     let groups = group(ws, plan)?;
     let mut changes = Vec::with_capacity(groups.len());
     let budget = Budget::from_env();
@@ -41,6 +43,7 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
     if let Some(error) = Error::combine(failures) {
         return Err(error);
     }
+    let mut changes = moves::merge_chains(changes);
     refuse_duplicates(&changes)?;
     refuse_hard_links(plan, &groups, &changes)?;
     changes.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
@@ -192,6 +195,7 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         | OpKind::Block(_)
         | OpKind::Move { .. }
         | OpKind::Restore { .. }
+        | OpKind::Config { .. }
         | OpKind::Symbol(_) => prepare_edits(plan, g, located, options, budget),
     }
 }
@@ -252,7 +256,11 @@ fn restored(
 fn edits(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) | OpKind::Symbol(_)
+        OpKind::Edit { .. }
+            | OpKind::Targeted { .. }
+            | OpKind::Block(_)
+            | OpKind::Config { .. }
+            | OpKind::Symbol(_)
     )
 }
 
@@ -346,8 +354,15 @@ fn prepare_edits(
         source,
         structural,
     } = resolve_file(plan, &g.ops, &g.path, &before, options.exact)?;
-    if let Err(overlap) = splice::order(&mut splices) {
-        return Err(overlap_error(plan, overlap.first, overlap.second, &g.path));
+    let strict = plan.strict_conflicts();
+    let conflict = splice::order(&mut splices)
+        .map_err(|o| (o, "change overlapping text"))
+        .and_then(|()| match strict {
+            true => splice::touching(&splices).map_err(|o| (o, TOUCHING)),
+            false => Ok(()),
+        });
+    if let Err((overlap, what)) = conflict {
+        return Err(overlap_error(plan, overlap, &g.path, what));
     }
     let after = splice::apply(&before.bytes, &splices);
     let edits = reports(plan, &matches, &splices, &before.bytes, &after);
@@ -368,6 +383,7 @@ fn prepare_edits(
         unchanged.after_digest = unchanged.digest_before();
         return Ok(unchanged);
     }
+    config_result(plan, g, &after)?;
     let rules = Rules::new(structural, options.allow_syntax_errors);
     let syntax = gate::check(
         &g.path.rel,
@@ -393,20 +409,55 @@ fn prepare_edits(
     Ok(modified)
 }
 
-fn overlap_error(plan: &Plan, a: usize, b: usize, path: &TargetPath) -> Error {
-    let (first, second) = (&plan.ops[a].origin, &plan.ops[b].origin);
-    Error::new(
-        Code::EditsOverlap,
+const TOUCHING: &str = "conflict: an insertion touches the edge of a rewrite";
+
+/// Two operations that conflict, named in input order (so the message does not depend on the
+/// order they were given in); the two halves of one move name their one operation.
+fn overlap_error(plan: &Plan, overlap: splice::Overlap, path: &TargetPath, what: &str) -> Error {
+    let (mut first, mut second) = (
+        &plan.ops[overlap.first].origin,
+        &plan.ops[overlap.second].origin,
+    );
+    if second.order() < first.order() {
+        std::mem::swap(&mut first, &mut second);
+    }
+    let message = if first == second {
         format!(
-            "{} and {} change overlapping text in {}",
+            "{}: the move's destination lies inside or at the edge of the moved structure in {}",
+            first.label(),
+            path.rel
+        )
+    } else {
+        format!(
+            "{} and {} {what} in {}",
             first.label(),
             second.label(),
             path.rel
-        ),
-    )
-    .detail("path", path.rel.as_str())
-    .detail("edits", vec![first.pointer(), second.pointer()])
-    .hint("Edits of one file all resolve against the file as read; merge the two into one edit.")
+        )
+    };
+    let mut edits = vec![first.pointer(), second.pointer()];
+    edits.dedup();
+    Error::new(Code::EditsOverlap, message)
+        .detail("path", path.rel.as_str())
+        .detail("edits", edits)
+        .hint(
+            "Edits of one file all resolve against the file as read; merge the two into one edit.",
+        )
+}
+
+/// Several config operations of one file are checked one by one; their combined result must
+/// parse too (TOML: no key defined twice).
+fn config_result(plan: &Plan, g: &Group, after: &[u8]) -> Result<()> {
+    let configs = g
+        .ops
+        .iter()
+        .filter(|&&i| matches!(plan.ops[i].kind, OpKind::Config { .. }));
+    let format = crate::target::config::Format::of(&g.path.rel);
+    match (configs.count(), format, std::str::from_utf8(after)) {
+        (2.., Some(format), Ok(text)) => crate::target::config::check_result(format, text)
+            .map_err(|e| e.detail("path", g.path.rel.as_str())),
+        _ => Ok(()),
+    }
 }
 
 /// Line spans of every splice, grouped by the operation that produced it.
@@ -420,7 +471,12 @@ fn reports(
     let mut old_lines = LineCounter::new(old);
     let mut new_lines = LineCounter::new(new);
     let mut spans: HashMap<usize, Vec<LineSpan>> = HashMap::new();
+    let mut byte_ranges: HashMap<usize, Vec<_>> = HashMap::new();
     for (s, out) in splices.iter().zip(splice::output_ranges(splices)) {
+        byte_ranges
+            .entry(s.op)
+            .or_default()
+            .push((s.range.clone(), out.clone()));
         let old_start = old_lines.line_at(s.range.start);
         let old_end = old_lines.last_line_of(s.range.start, s.range.end);
         let new_start = new_lines.line_at(out.start);
@@ -447,6 +503,8 @@ fn reports(
             regex_replacements: m.regex_replacements,
             repaired: m.repaired.clone(),
             target: m.target.clone(),
+            byte_ranges: byte_ranges.remove(&m.op).unwrap_or_default(),
+            node: m.node.clone(),
         })
         .collect()
 }

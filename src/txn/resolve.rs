@@ -13,6 +13,7 @@ use crate::target::path::TargetPath;
 use crate::target::snapshot::Snapshot;
 use crate::target::text::{self, EditContext};
 use crate::target::{anchor, ladder, node};
+use crate::txn::change::NodeFacts;
 
 /// How one operation matched.
 #[derive(Clone, Debug)]
@@ -24,6 +25,7 @@ pub struct OpMatch {
     pub repaired: Vec<(usize, usize)>,
     /// What a structure target resolved to (`qualified_name`), for reports.
     pub target: Option<String>,
+    pub node: Option<NodeFacts>,
 }
 
 /// Every splice of one file, how each operation matched, and the source's parse if one was
@@ -43,6 +45,7 @@ fn matched(op: usize, matched_by: &'static str) -> OpMatch {
         regex_replacements: None,
         repaired: Vec::new(),
         target: None,
+        node: None,
     }
 }
 
@@ -145,6 +148,16 @@ fn resolve_op(
             out.matches.push(how);
             out.splices.extend(resolved.splice);
         }
+        OpKind::Config { config, expected } => {
+            check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
+            let splices = crate::target::config::splices(&path.rel, text, config, i)
+                .map_err(|e| located(e.at(&label)))?;
+            out.structural = true;
+            let mut how = matched(i, "config_path");
+            how.target = Some(config.path.clone());
+            out.matches.push(how);
+            out.splices.extend(splices);
+        }
         OpKind::Create { .. }
         | OpKind::Delete { .. }
         | OpKind::Move { .. }
@@ -170,11 +183,15 @@ fn targeted(
             Ok((r.splices, how))
         }
         Target::FileStart | Target::FileEnd => {
-            let NodeOp::Insert(payload) = action else {
-                return Err(Error::new(
-                    Code::PlanMalformed,
-                    "file boundaries take `insert`",
-                ));
+            let payload = match action {
+                NodeOp::Insert(payload) => payload.clone(),
+                NodeOp::MoveIn(m) => node::moved_text(m)?,
+                _ => {
+                    return Err(Error::new(
+                        Code::PlanMalformed,
+                        "file boundaries take `insert`",
+                    ));
+                }
             };
             let at = match target {
                 Target::FileStart if text.starts_with('\u{feff}') => 3,
@@ -189,7 +206,7 @@ fn targeted(
             Ok((
                 vec![Splice {
                     range: at..at,
-                    text: payload.clone(),
+                    text: payload,
                     op: i,
                 }],
                 matched(i, name),
@@ -204,6 +221,12 @@ fn targeted(
             let mut how = matched(i, how_found);
             how.regex_replacements = regex_replacements;
             how.target = Some(item.qualified_name.clone());
+            how.node = Some(NodeFacts {
+                kind: item.kind.clone(),
+                identity: item.identity(text.as_bytes()),
+                hash: item.hash(text.as_bytes()),
+                span: item.span.clone(),
+            });
             Ok((vec![splice], how))
         }
     }

@@ -79,6 +79,7 @@ fn plan(case: &Case) -> Plan {
                 list: "edits",
                 index: i,
                 input_line: None,
+                parent: None,
             },
             kind: OpKind::Edit {
                 edit: TextEdit {

@@ -1,8 +1,11 @@
 //! End-to-end tests: the real binary in temp git repositories.
 
 mod apply;
+mod changeset;
+mod changeset_moves;
 mod common;
 mod concurrency;
+mod config;
 mod crash;
 mod dialects;
 mod edit;

@@ -37,7 +37,7 @@ fn only_files(tree: BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-fn run_scenario(dir: &Path) {
+pub(crate) fn run_scenario(dir: &Path) {
     let name = dir.display();
     let repo = Repo::new();
     let input = files(&dir.join("input"));

@@ -358,3 +358,38 @@ fn the_receipt_records_acknowledged_api_changes() {
     ]);
     assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
 }
+
+#[test]
+fn edit_requests_and_their_changesets_are_guarded_and_acknowledged_at_both_steps() {
+    let repo = Repo::new();
+    repo.write(
+        "m.py",
+        "def f(a):\n    return a\n\n\ndef g():\n    return 2\n",
+    )
+    .commit();
+    let request = json!({"command": "edit", "file": "m.py", "operations": [
+        {"target": {"type": "symbol", "name": "f"}, "op": {"type": "replace", "new_text": "def f(a, b=0):\n    return a + b"}}]});
+    let (rc, doc) = repo.json_stdin(&["edit", "--json"], &request.to_string());
+    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+    let (rc, changeset) = repo.json_stdin(
+        &["edit", "--json", "--allow-signature-change"],
+        &request.to_string(),
+    );
+    assert_eq!(rc, 0, "{changeset}");
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &changeset.to_string());
+    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+    assert_eq!(
+        repo.text("m.py"),
+        "def f(a):\n    return a\n\n\ndef g():\n    return 2\n"
+    );
+    let (rc, doc) = repo.json_stdin(
+        &["apply", "-", "--allow-signature-change"],
+        &changeset.to_string(),
+    );
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(api_changes(&doc), json!([["f", "signature_changed", true]]));
+    assert_eq!(
+        repo.text("m.py"),
+        "def f(a, b=0):\n    return a + b\n\n\ndef g():\n    return 2\n"
+    );
+}

@@ -301,6 +301,7 @@ impl<'a> Compiler<'a> {
             list,
             index,
             input_line,
+            parent: None,
         };
         self.ops.push(Op { path, origin, kind });
     }

@@ -288,6 +288,7 @@ fn op(path: &str, (list, index, at): (&'static str, usize, usize), kind: OpKind)
         list,
         index,
         input_line: Some(at),
+        parent: None,
     };
     let path = PathSpec {
         raw: path.to_owned(),

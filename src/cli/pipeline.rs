@@ -1,0 +1,176 @@
+//! The build / commit split of identedit's edit requests, on the one engine:
+//! `edit --json` compiles a request, proves it with a dry run and prints the changeset
+//! (never writes); `apply` of a changeset re-proves every operation on the current files,
+//! compares the previews, binds each file to the bytes just proven and commits.
+
+use serde_json::{Map, Value, json};
+
+use crate::error::{Code, Error, Result};
+use crate::formats::changeset::{self, Loaded};
+use crate::formats::request::{self, files};
+use crate::plan::{OpKind, PathBase, Plan};
+use crate::report::Report;
+use crate::target::path;
+use crate::target::workspace::Workspace;
+use crate::txn::{self, Options, Outcome, journal::Recovered};
+
+/// `edit --json`: the changeset of the request in `input`.
+/// `allow_signature_change` acknowledges API changes (`edit --json --allow-signature-change`).
+pub fn build(
+    ws: &Workspace,
+    input: &[u8],
+    options: Options,
+    allow_signature_change: bool,
+) -> Result<Report> {
+    let mut compiled = request::parse(input)?;
+    compiled.plan.allow_signature_change = allow_signature_change;
+    files::check_entries(ws, &compiled, PathBase::Cwd)?;
+    let dry = Options {
+        dry_run: true,
+        ..options
+    };
+    let outcome =
+        txn::execute(ws, &compiled.plan, dry).map_err(|e| located(ws, &compiled.plan, e))?;
+    let doc = changeset::build(ws, &compiled, &outcome, PathBase::Cwd)?;
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    let Value::Object(json) = doc else {
+        return Err(Error::internal("a changeset is an object"));
+    };
+    Ok(Report {
+        json,
+        text,
+        raw: true,
+        note: String::new(),
+        exit: None,
+    })
+}
+
+/// `apply` of a JSON changeset (applied), an edit request or another tool's changeset
+/// (refused); `None` for every other input.
+pub fn route(
+    ws: &Workspace,
+    input: &[u8],
+    args: &super::apply::ApplyArgs,
+) -> Option<Result<(Report, Vec<Recovered>)>> {
+    match changeset::classify(input) {
+        changeset::Kind::Changeset(doc) => Some(apply(ws, doc, input, args)),
+        changeset::Kind::Request => Some(Err(Error::new(
+            Code::NeedsChangeset,
+            "this is an edit request, not a changeset: `apply` commits what `edit --json` built",
+        )
+        .hint("Run `git identedit edit --json < request.json > changeset.json`, inspect it, then `git identedit apply changeset.json`."))),
+        changeset::Kind::Foreign => Some(Err(Error::new(
+            Code::PlanUnsupported,
+            "this changeset was not built by this build's `edit --json` (no `type`, `digest` or previews to re-prove)",
+        )
+        .hint("Rebuild it from the edit request with `git identedit edit --json`."))),
+        changeset::Kind::Other => None,
+    }
+}
+
+/// `apply CHANGESET [--repair]`: prove (dry run), compare the previews, commit pinned.
+fn apply(
+    ws: &Workspace,
+    doc: Map<String, Value>,
+    input: &[u8],
+    args: &super::apply::ApplyArgs,
+) -> Result<(Report, Vec<Recovered>)> {
+    let mut loaded = changeset::load(doc, input, args.repair)?;
+    loaded.compiled.plan.label = args.write.task.clone();
+    loaded.compiled.plan.allow_signature_change = args.allow_signature_change;
+    files::check_entries(ws, &loaded.compiled, PathBase::Root)?;
+    let plan = &loaded.compiled.plan;
+    let options = args.write.options();
+    let dry = Options {
+        dry_run: true,
+        ..options
+    };
+    // The proof only establishes what the changeset does (a tampered one is caught first);
+    // the API guard decides at the commit below.
+    let proving = Plan {
+        allow_signature_change: true,
+        ..plan.clone()
+    };
+    let proven = txn::execute(ws, &proving, dry).map_err(|e| located(ws, plan, e))?;
+    let verified = changeset::verify(&loaded, &proven)?;
+    let pinned = pin(ws, plan, &proven);
+    let (mut report, recovered) =
+        super::write::run(ws, "apply", &pinned, input.to_vec(), options, &args.write)
+            .map_err(|e| located(ws, plan, e))?;
+    add_verification(&mut report, &loaded, &verified);
+    Ok((report, recovered))
+}
+
+/// An engine error with `request_pointers`: the operations it names, or else every operation
+/// of the file it is about (a result that does not parse).
+fn located(ws: &Workspace, plan: &Plan, error: Error) -> Error {
+    let error = request::pointed(error);
+    let rel = match error.details.get("path") {
+        Some(Value::String(rel)) if !error.details.contains_key("request_pointers") => rel.clone(),
+        _ => return error,
+    };
+    let mut pointers: Vec<String> = Vec::new();
+    for op in &plan.ops {
+        let pointer = op.origin.pointer();
+        if path::resolve(ws, &op.path).is_ok_and(|p| p.rel == rel) && !pointers.contains(&pointer) {
+            pointers.push(pointer);
+        }
+    }
+    match pointers.is_empty() {
+        true => error,
+        false => error.detail("request_pointers", pointers),
+    }
+}
+
+/// Every targeted operation bound to the bytes its file had in the proof: if a file changes
+/// before the commit, the commit is refused instead of resolved on other text.
+fn pin(ws: &Workspace, plan: &Plan, proven: &Outcome) -> Plan {
+    let mut plan = plan.clone();
+    for op in &mut plan.ops {
+        let Ok(p) = path::resolve(ws, &op.path) else {
+            continue;
+        };
+        let digest = proven
+            .files
+            .iter()
+            .find(|c| c.path.key == p.key)
+            .and_then(|c| c.digest_before());
+        if let OpKind::Targeted {
+            expected: expected @ None,
+            ..
+        } = &mut op.kind
+        {
+            *expected = digest;
+        }
+    }
+    plan
+}
+
+fn add_verification(report: &mut Report, loaded: &Loaded, verified: &changeset::Verified) {
+    report.json.insert(
+        "changeset".into(),
+        json!({
+            "verified": true,
+            "operations": loaded.compiled.ops.len(),
+            "previews_refreshed": verified.refreshed,
+            "repaired": verified.repaired,
+        }),
+    );
+    let mut lines = String::new();
+    for r in &verified.repaired {
+        lines.push_str(&format!(
+            "repaired {}: line anchor {} moved to line {}\n",
+            r["pointer"].as_str().unwrap_or_default(),
+            r["from_line"],
+            r["to_line"]
+        ));
+    }
+    for p in &verified.refreshed {
+        lines.push_str(&format!("refreshed the preview of {p}\n"));
+    }
+    if report.note.is_empty() {
+        report.text.push_str(&lines);
+    } else {
+        report.note.push_str(&lines);
+    }
+}
