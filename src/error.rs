@@ -40,6 +40,7 @@ pub enum Code {
     ChangesetTampered,
     NeedsChangeset,
     ConfigUnsupported,
+    ApiChangeRefused,
 }
 
 /// Everything documented about one code, kept in one place.
@@ -304,6 +305,13 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_REFUSED,
         "a config path through a YAML anchor, alias, tag or merge key, or a TOML table array",
     ),
+    info(
+        Code::ApiChangeRefused,
+        "api_change_refused",
+        "use_map_plan_or_acknowledge",
+        EXIT_REFUSED,
+        "an edit would remove or change a public declaration (`api_changes`); acknowledge with `allow_signature_change`",
+    ),
 ];
 
 impl Code {
@@ -501,6 +509,7 @@ mod tests {
             Code::ChangesetTampered,
             Code::NeedsChangeset,
             Code::ConfigUnsupported,
+            Code::ApiChangeRefused,
         ];
         for code in all {
             assert!(

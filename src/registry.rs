@@ -20,7 +20,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "edit",
         summary: "one exact find/replace in one file, checked and applied as a transaction",
-        usage: "git identedit edit FILE --find=TEXT --replace=TEXT [--occurrence N | --all] [--expected-sha256 H] [--dry-run] [--diff] | git identedit edit --json < request.json > changeset.json",
+        usage: "git identedit edit FILE (--find=TEXT --replace=TEXT [--occurrence N | --all] | --symbol S (--replace-body | --replace-symbol | --insert-member [--position start|end | --after M | --before M] | --remove-symbol) [--text T | --text-file F] [--no-reindent] | --add-use NAME) [--allow-signature-change] [--expected-sha256 H] [--dry-run] [--diff] | git identedit edit --json < request.json > changeset.json",
     },
     CommandSpec {
         name: "patch",
@@ -115,6 +115,8 @@ fn plan_types() -> Value {
             "edits": "exact find/replace: {path, find, replace, occurrence?, all?, expected_source_sha256?}",
             "creates": "new file: {path, content}",
             "deletes": "remove a file: {path, expected_source_sha256?}",
+            "symbol_edits": "edits with an op (PHP, Python, TypeScript): replace_body|replace_symbol {path, symbol, code}, insert_member {path, symbol, code, position?|after?|before?}, remove_symbol {path, symbol}, add_use {path, name}; reindent?, expected_source_sha256?",
+            "allow_signature_change": "acknowledge API changes (otherwise api_change_refused)",
         },
     }])
 }
@@ -164,6 +166,7 @@ pub fn instructions() -> Value {
             "Batches of structure, line and file edits (and moves): `git identedit edit --json < request.json > changeset.json` builds a changeset without writing; `apply --dry-run --diff changeset.json` previews; `apply changeset.json` re-proves every precondition and commits. Never edit a changeset by hand (`changeset_tampered`); pass `apply` the changeset, not the request.",
             "Add `--dry-run --diff` to see the exact diff before writing; add `expected_source_sha256` (from an earlier output) to refuse a file that changed since you read it.",
             "Edits of one file all resolve against the file as read, never against each other's results; they must not overlap.",
+            "Name a declaration instead of copying it (PHP, Python, TypeScript): `git identedit edit FILE --symbol 'Greeter::greet()' --replace-body --text-file body.php`, or plan edits with an `op` (replace_body, replace_symbol, insert_member, remove_symbol, add_use); code is re-indented for you. Changing or removing a public declaration is refused (`api_change_refused`, `details.api_changes`) unless you checked its callers and pass `allow_signature_change` / `--allow-signature-change`.",
             "SEARCH/REPLACE blocks, Codex patches and unified diffs go to `git identedit apply -` as they are: blocks and hunks match exactly, then tolerating line endings, trailing whitespace, indentation and Unicode punctuation, always uniquely; a block already applied is reported `already_applied` and not applied twice; if any block fails, nothing is written and `error.details.failures` lists every one.",
             "Every write inside a git repository records a receipt (`receipt.commit`, `receipt.label` in the output): `git identedit verify LABEL` re-proves it, `git identedit undo LABEL` reverses it unless the files changed since.",
             "On `ok: false`, follow `error.next_action`; nothing was written. `anchor_missing` names the closest lines; `anchor_ambiguous` lists every match: add context or set `occurrence`.",

@@ -31,6 +31,9 @@ pub struct ApplyArgs {
     /// refresh the previews from the current content (reported).
     #[arg(long)]
     pub repair: bool,
+    /// Acknowledge changes to public declarations (as `"allow_signature_change": true`).
+    #[arg(long)]
+    pub allow_signature_change: bool,
 }
 
 /// Applies the input; `format_dialect` is a dialect named through `--format` (`--format blocks`).
@@ -60,6 +63,7 @@ pub fn run(
         ));
     }
     let mut plan = formats::compile(&input, args.dialect.or(format_dialect))?;
+    plan.allow_signature_change |= args.allow_signature_change;
     if let Some(task) = &args.write.task {
         plan.label = Some(task.clone());
     }

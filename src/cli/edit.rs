@@ -31,13 +31,22 @@ pub struct EditArgs {
     /// (`command: "edit"`) prints its changeset without writing; a source_edit_plan is applied.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub symbols: super::symbol_flags::SymbolFlags,
 }
 
 pub fn run(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>)> {
     if args.json {
         return from_stdin(ws, args);
     }
-    let plan = from_flags(args)?;
+    let mut plan = if args.symbols.wanted() {
+        let find = args.find.is_some() || args.replace.is_some();
+        args.symbols
+            .plan(args.file.clone(), find, args.find_flags.expected()?)?
+    } else {
+        from_flags(args)?
+    };
+    args.symbols.acknowledge(&mut plan);
     let input = super::command_line();
     super::write::run(ws, "edit", &plan, input, args.write.options(), &args.write)
 }
@@ -67,10 +76,16 @@ fn from_stdin(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>
         .map_err(|e| Error::malformed(format!("the request is not valid JSON: {e}")))?;
     if value.get("type").is_none() {
         return Ok((
-            super::pipeline::build(ws, &input, args.write.options())?,
+            super::pipeline::build(
+                ws,
+                &input,
+                args.write.options(),
+                args.symbols.allow_signature_change,
+            )?,
             Vec::new(),
         ));
     }
-    let plan = crate::formats::compile(&input, None)?;
+    let mut plan = crate::formats::compile(&input, None)?;
+    args.symbols.acknowledge(&mut plan);
     super::write::run(ws, "edit", &plan, input, args.write.options(), &args.write)
 }

@@ -13,6 +13,7 @@ pub mod patch;
 pub mod pipeline;
 pub mod read;
 pub mod show;
+pub mod symbol_flags;
 pub mod undo;
 pub mod verify;
 pub mod write;

@@ -15,8 +15,15 @@ use crate::target::workspace::Workspace;
 use crate::txn::{self, Options, Outcome, journal::Recovered};
 
 /// `edit --json`: the changeset of the request in `input`.
-pub fn build(ws: &Workspace, input: &[u8], options: Options) -> Result<Report> {
-    let compiled = request::parse(input)?;
+/// `allow_signature_change` acknowledges API changes (`edit --json --allow-signature-change`).
+pub fn build(
+    ws: &Workspace,
+    input: &[u8],
+    options: Options,
+    allow_signature_change: bool,
+) -> Result<Report> {
+    let mut compiled = request::parse(input)?;
+    compiled.plan.allow_signature_change = allow_signature_change;
     files::check_entries(ws, &compiled, PathBase::Cwd)?;
     let dry = Options {
         dry_run: true,
@@ -70,6 +77,7 @@ fn apply(
 ) -> Result<(Report, Vec<Recovered>)> {
     let mut loaded = changeset::load(doc, input, args.repair)?;
     loaded.compiled.plan.label = args.write.task.clone();
+    loaded.compiled.plan.allow_signature_change = args.allow_signature_change;
     files::check_entries(ws, &loaded.compiled, PathBase::Root)?;
     let plan = &loaded.compiled.plan;
     let options = args.write.options();
@@ -77,7 +85,13 @@ fn apply(
         dry_run: true,
         ..options
     };
-    let proven = txn::execute(ws, plan, dry).map_err(|e| located(ws, plan, e))?;
+    // The proof only establishes what the changeset does (a tampered one is caught first);
+    // the API guard decides at the commit below.
+    let proving = Plan {
+        allow_signature_change: true,
+        ..plan.clone()
+    };
+    let proven = txn::execute(ws, &proving, dry).map_err(|e| located(ws, plan, e))?;
     let verified = changeset::verify(&loaded, &proven)?;
     let pinned = pin(ws, plan, &proven);
     let (mut report, recovered) =

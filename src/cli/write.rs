@@ -53,6 +53,9 @@ pub fn run_intent(
         (outcome, receipt)
     } else if options.dry_run {
         let outcome = txn::execute(ws, plan, options)?;
+        let mut intent = intent;
+        intent.acknowledged_api_changes =
+            crate::receipt::record::acknowledged(&outcome.api_changes);
         let would = crate::receipt::record::preview(ws, &intent, &outcome.files);
         let receipt = json!({"recorded": false, "reason": "dry run", "would_record": would});
         (outcome, receipt)
@@ -88,6 +91,8 @@ fn cached(
     let mut recorder = Recorder::open(ws, intent.clone())?;
     let scratch = crate::git::cached::materialize(ws, recorder.repo(), plan)?;
     let outcome = txn::execute(&scratch.ws, plan, options)?;
+    intent.acknowledged_api_changes = crate::receipt::record::acknowledged(&outcome.api_changes);
+    txn::Observer::api_changes(&mut recorder, &outcome.api_changes);
     let receipt = if outcome.dry_run {
         let would = crate::receipt::record::preview(ws, &intent, &outcome.files);
         json!({"recorded": false, "reason": "dry run", "would_record": would})

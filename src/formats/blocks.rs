@@ -122,8 +122,8 @@ pub fn parse(input: &str) -> Result<Plan> {
     Ok(Plan {
         label: None,
         dialect: "blocks",
-        input_sha256: None,
         ops,
+        ..Plan::default()
     })
 }
 

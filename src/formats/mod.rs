@@ -11,6 +11,7 @@ pub mod codex;
 pub mod patch_request;
 pub mod plan_json;
 pub mod request;
+pub mod symbol_edit;
 pub mod unified_diff;
 
 use clap::ValueEnum;

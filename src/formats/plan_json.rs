@@ -4,7 +4,12 @@
 //! {"type": "source_edit_plan", "contract_version": "1.0", "target_id": "fix-add",
 //!  "edits":   [{"path", "find", "replace", "occurrence"?, "all"?, "expected_source_sha256"?}],
 //!  "creates": [{"path", "content"}],
-//!  "deletes": [{"path", "expected_source_sha256"?}]}
+//!  "deletes": [{"path", "expected_source_sha256"?}],
+//!  "allow_signature_change"?: false}
+//! ```
+//! An edit with an `op` is symbol-addressed (`formats::symbol_edit`):
+//! ```json
+//! {"op": "replace_body", "path", "symbol", "code", "reindent"?, "expected_source_sha256"?}
 //! ```
 //! Strict: the type and contract version are checked first, then every key; anything unknown
 //! is refused before a single source file is read.
@@ -24,15 +29,7 @@ const TOP_LEVEL_KEYS: &[&str] = &[
     "edits",
     "creates",
     "deletes",
-];
-
-/// Operation kinds agent-edit defines for `edits[].op` that this build does not execute yet.
-const SYMBOL_OPS: &[&str] = &[
-    "replace_body",
-    "replace_symbol",
-    "insert_member",
-    "remove_symbol",
-    "add_use",
+    "allow_signature_change",
 ];
 
 #[derive(Deserialize)]
@@ -73,6 +70,7 @@ pub fn parse(input: &[u8]) -> Result<Plan> {
         dialect: PLAN_TYPE,
         input_sha256: Some(Digest::of(input)),
         ops: Vec::new(),
+        allow_signature_change: optional_bool(&doc, "allow_signature_change")?,
     };
     for (index, item) in list(&doc, "edits")?.iter().enumerate() {
         plan.ops.push(edit_op(item, index)?);
@@ -147,20 +145,9 @@ fn check_contract(doc: &Map<String, Value>) -> Result<()> {
 }
 
 fn edit_op(item: &Value, index: usize) -> Result<Op> {
-    if let Some(op) = item.get("op") {
-        let name = op.as_str().unwrap_or("?");
-        let known = SYMBOL_OPS.contains(&name);
-        let message = if known {
-            format!("edits[{index}]: symbol-addressed op `{name}` is not executable by this build")
-        } else {
-            format!("edits[{index}]: unknown op `{name}`")
-        };
-        let code = if known {
-            Code::PlanUnsupported
-        } else {
-            Code::PlanMalformed
-        };
-        return Err(Error::new(code, message).detail("pointer", format!("/edits/{index}/op")));
+    if item.get("op").is_some() {
+        let (path, edit) = super::symbol_edit::decode(item, index)?;
+        return Ok(op(path, "edits", index, OpKind::Symbol(edit)));
     }
     let wire: EditWire = decode(item, "edits", index)?;
     let at = |msg: String| {
@@ -223,6 +210,14 @@ fn list<'a>(doc: &'a Map<String, Value>, key: &str) -> Result<&'a [Value]> {
     }
 }
 
+fn optional_bool(doc: &Map<String, Value>, key: &str) -> Result<bool> {
+    match doc.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(Error::malformed(format!("`{key}` must be true or false"))),
+    }
+}
+
 fn optional_string(doc: &Map<String, Value>, key: &str) -> Result<Option<String>> {
     match doc.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -262,7 +257,7 @@ mod tests {
         assert_eq!(code_of(&good.replace("\"x\"", "\"\"")), "plan_malformed");
         assert_eq!(
             code_of(&good.replace("\"path\"", "\"op\":\"replace_body\",\"path\"")),
-            "plan_unsupported"
+            "plan_malformed"
         );
         assert_eq!(
             code_of(r#"{"type":"source_edit_plan","contract_version":"1.0"}"#),

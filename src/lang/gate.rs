@@ -281,7 +281,7 @@ fn points(text: &[u8], offsets: &[usize]) -> Vec<Point> {
 }
 
 /// The source tree with every splice applied as an edit, ready for an incremental parse.
-fn edited(
+pub(crate) fn edited(
     tree: &Tree,
     before: &[u8],
     after: &[u8],

@@ -4,6 +4,7 @@
 //! A file with no provider still takes text and line edits; structural requests on it fail
 //! with `no_provider`.
 
+pub mod api;
 pub mod extent;
 pub mod gate;
 pub mod hash;
@@ -11,6 +12,8 @@ pub mod languages;
 pub mod names;
 pub mod outline;
 pub mod parse;
+pub mod residue;
+pub mod symbols;
 
 use tree_sitter::{Language, Node};
 

@@ -7,6 +7,7 @@ pub mod config;
 pub mod digest;
 pub mod schema;
 pub mod splice;
+pub mod symbol;
 
 pub use config::{ConfigAction, ConfigOp};
 pub use digest::Digest;
@@ -21,6 +22,9 @@ pub struct Plan {
     /// sha256 of the raw input bytes, when the plan came from a document.
     pub input_sha256: Option<Digest>,
     pub ops: Vec<Op>,
+    /// API changes the guard finds are acknowledged (`allow_signature_change`): applied and
+    /// reported instead of refused.
+    pub allow_signature_change: bool,
 }
 
 impl Plan {
@@ -41,6 +45,7 @@ impl Plan {
             dialect,
             input_sha256: None,
             ops: vec![op],
+            allow_signature_change: false,
         }
     }
 }
@@ -166,6 +171,9 @@ pub enum OpKind {
         config: ConfigOp,
         expected: Option<Digest>,
     },
+    /// A symbol-addressed edit (`replace_body`, `insert_member`, ...), resolved on the syntax
+    /// tree of the file as read.
+    Symbol(symbol::SymbolEdit),
 }
 
 /// An exact find/replace, resolved against the file as read.

@@ -155,6 +155,10 @@ impl Recorder {
 }
 
 impl txn::Observer for Recorder {
+    fn api_changes(&mut self, changes: &[crate::lang::api::ApiChange]) {
+        self.intent.acknowledged_api_changes = acknowledged(changes);
+    }
+
     fn before_publish(&mut self, files: &[FileChange]) {
         self.scope = observe::scope(files);
         self.before = Some(observe::scan(&self.root, &self.scope));
@@ -184,6 +188,15 @@ impl txn::Observer for Recorder {
             }
         }
     }
+}
+
+/// The API changes a receipt records: those the caller acknowledged.
+pub fn acknowledged(changes: &[crate::lang::api::ApiChange]) -> Vec<serde_json::Value> {
+    changes
+        .iter()
+        .filter(|c| c.acknowledged)
+        .filter_map(|c| serde_json::to_value(c).ok())
+        .collect()
 }
 
 /// The receipt a dry run would have written (not stored; blob ids computed, not written).

@@ -149,6 +149,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         "structure_changes".into(),
         structure::structure_changes(&outcome.files),
     );
+    json.insert("api_changes".into(), json!(outcome.api_changes));
     let (locations, omitted) = structure::locations(&outcome.files);
     json.insert("locations".into(), locations);
     json.insert("locations_omitted".into(), omitted.into());
@@ -157,6 +158,18 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         .iter()
         .map(|c| file_text(c, outcome.dry_run))
         .collect();
+    for change in &outcome.api_changes {
+        let how = if change.acknowledged {
+            "acknowledged"
+        } else {
+            "reported"
+        };
+        text.push_str(&format!(
+            "api change ({how}): {} in {}\n",
+            change.describe(),
+            change.path
+        ));
+    }
     let mut note = String::new();
     if with_diff {
         let diff: String = changed.iter().map(|c| diff::file_diff(c)).collect();

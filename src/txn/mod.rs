@@ -41,6 +41,8 @@ pub struct Outcome {
     pub files: Vec<FileChange>,
     /// Interrupted transactions this run rolled back while holding the plan's locks.
     pub recovered: Vec<Recovered>,
+    /// API changes the guard found and did not refuse (acknowledged, or only reported).
+    pub api_changes: Vec<crate::lang::api::ApiChange>,
 }
 
 /// Watches a transaction from inside its locks: the ledger observes the work tree just before
@@ -53,6 +55,9 @@ pub trait Observer {
     /// was restored. An error returned after a successful publish means the files stay
     /// written but unrecorded.
     fn after_publish(&mut self, files: &[FileChange], published: Result<(), &Error>) -> Result<()>;
+    /// The API changes the guard let through (acknowledged, or only reported), told before
+    /// `before_publish` so that a receipt can carry them.
+    fn api_changes(&mut self, _changes: &[crate::lang::api::ApiChange]) {}
 }
 
 /// Proves and applies `plan` in `ws`, all or nothing.
@@ -68,12 +73,14 @@ pub fn execute_observed(
     observer: Option<&mut dyn Observer>,
 ) -> Result<Outcome> {
     let files = prepare::prepare(ws, plan, &options)?;
+    let api_changes = crate::lang::api::guard(ws, plan, &files)?;
     let writes = files.iter().any(|c| c.action != Action::Unchanged);
     if options.dry_run || !writes {
         return Ok(Outcome {
             dry_run: options.dry_run,
             files,
             recovered: Vec::new(),
+            api_changes,
         });
     }
     let keys: Vec<String> = files.iter().map(|c| c.path.key.clone()).collect();
@@ -81,10 +88,12 @@ pub fn execute_observed(
     let _locks = lock::acquire(&ws.lock_dir(), &key_refs, lock::timeout())?;
     failpoint::hit("after_lock").map_err(|e| Error::io("failpoint", &e))?;
     let recovered = journal::settle(&ws.journal_dir(), &keys);
-    let files = if unchanged_since(&files) {
-        files
+    let (files, api_changes) = if unchanged_since(&files) {
+        (files, api_changes)
     } else {
-        prepare::prepare(ws, &pinned(ws, plan, &files), &options)?
+        let files = prepare::prepare(ws, &pinned(ws, plan, &files), &options)?;
+        let api_changes = crate::lang::api::guard(ws, plan, &files)?;
+        (files, api_changes)
     };
     let writes: Vec<&FileChange> = files
         .iter()
@@ -93,6 +102,7 @@ pub fn execute_observed(
     if !writes.is_empty() {
         match observer {
             Some(observer) => {
+                observer.api_changes(&api_changes);
                 observer.before_publish(&files);
                 let published = publish::publish(&ws.journal_dir(), &writes, keys);
                 let recorded = observer.after_publish(&files, published.as_ref().copied());
@@ -106,6 +116,7 @@ pub fn execute_observed(
         dry_run: false,
         files,
         recovered,
+        api_changes,
     })
 }
 

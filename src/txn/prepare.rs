@@ -195,7 +195,8 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         | OpKind::Block(_)
         | OpKind::Move { .. }
         | OpKind::Restore { .. }
-        | OpKind::Config { .. } => prepare_edits(plan, g, located, options, budget),
+        | OpKind::Config { .. }
+        | OpKind::Symbol(_) => prepare_edits(plan, g, located, options, budget),
     }
 }
 
@@ -255,7 +256,11 @@ fn restored(
 fn edits(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Edit { .. } | OpKind::Targeted { .. } | OpKind::Block(_) | OpKind::Config { .. }
+        OpKind::Edit { .. }
+            | OpKind::Targeted { .. }
+            | OpKind::Block(_)
+            | OpKind::Config { .. }
+            | OpKind::Symbol(_)
     )
 }
 

@@ -70,6 +70,10 @@ pub fn resolve_file(
             failures.push(e);
         }
     }
+    crate::lang::symbols::imports::coalesce(
+        &mut out.splices,
+        |i| matches!(&plan.ops[i].kind, OpKind::Symbol(e) if matches!(e.op, crate::plan::symbol::SymbolOp::AddUse(_))),
+    );
     match Error::combine(failures) {
         Some(error) => Err(error),
         None => Ok(out),
@@ -132,6 +136,17 @@ fn resolve_op(
                 .map_err(located)?;
             out.matches.push(matched(i, resolved.matched_by));
             out.splices.extend(resolved.splices);
+        }
+        OpKind::Symbol(edit) => {
+            check_expected(before, edit.expected, path, op).map_err(|e| located(e.at(&label)))?;
+            out.structural = true;
+            let source = source_tree(&mut out.source, path, text.as_bytes())?;
+            let resolved = crate::lang::symbols::edit::resolve_in(edit, source, &path.rel, text, i)
+                .map_err(|e| located(e.at(&label)))?;
+            let mut how = matched(i, edit.op.name());
+            how.target = Some(resolved.target);
+            out.matches.push(how);
+            out.splices.extend(resolved.splice);
         }
         OpKind::Config { config, expected } => {
             check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;

@@ -106,7 +106,7 @@ fn read_edit_apply_round_trip_in_four_languages() {
             "import os\n\n\ndef add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
             "add",
             "def add(a, b):\n    return a + b",
-            "def add(a, b, c=0):\n    return a + b + c",
+            "def add(a, b):\n    return int(a) + int(b)",
         ),
         (
             "m.rs",
@@ -183,7 +183,12 @@ fn batches_use_symbols_selectors_handles_and_boundaries_and_diff_in_path_order()
             {"target": {"type": "selector", "kind": "function_definition", "name": "h*"},
              "op": {"type": "insert_before", "new_text": "import os\n\n"}},
             {"target": {"type": "file_end"}, "op": {"type": "insert", "new_text": "\n\nX = 1\n"}}]}]});
-    let changeset = built(&repo, &request);
+    // Deleting the public `g` is an API change: acknowledged when built and when applied.
+    let (status, changeset) = repo.json_stdin(
+        &["edit", "--json", "--allow-signature-change"],
+        &request.to_string(),
+    );
+    assert_eq!(status, 0, "{changeset}");
     let first = &changeset["files"][0]["operations"][0];
     assert_eq!(first["request_target"]["type"], "symbol");
     assert_eq!(
@@ -195,7 +200,15 @@ fn batches_use_symbols_selectors_handles_and_boundaries_and_diff_in_path_order()
         g["identity"]
     );
     let out = repo.run_stdin(
-        &["apply", "-", "--dry-run", "--diff", "--format", "text"],
+        &[
+            "apply",
+            "-",
+            "--dry-run",
+            "--diff",
+            "--format",
+            "text",
+            "--allow-signature-change",
+        ],
         &changeset.to_string(),
     );
     let diff = String::from_utf8_lossy(&out.stdout);
@@ -204,7 +217,7 @@ fn batches_use_symbols_selectors_handles_and_boundaries_and_diff_in_path_order()
         a.is_some() && a < z,
         "diffs in path order, not request order:\n{diff}"
     );
-    let (status, doc) = apply(&repo, &changeset, &[]);
+    let (status, doc) = apply(&repo, &changeset, &["--allow-signature-change"]);
     assert_eq!(status, 0, "{doc}");
     assert_eq!(repo.text("z.py"), "def f():\n    return 10\n\n");
     assert_eq!(

@@ -17,6 +17,7 @@ mod output;
 mod precommit_framework;
 mod scenarios;
 mod scope;
+mod symbols;
 mod syntax;
 
 #[test]

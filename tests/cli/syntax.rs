@@ -422,6 +422,7 @@ fn structure_changes_report_what_appeared_and_disappeared() {
         "def helper(x):",
         "--replace",
         "def assist(x):",
+        "--allow-signature-change",
     ]);
     assert_eq!(rc, 0, "{doc}");
     let report = &doc["structure_changes"][0];

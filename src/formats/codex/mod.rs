@@ -118,8 +118,8 @@ pub fn parse(input: &str) -> Result<Plan> {
     Ok(Plan {
         label: None,
         dialect: "codex",
-        input_sha256: None,
         ops,
+        ..Plan::default()
     })
 }
 

@@ -219,10 +219,9 @@ fn config_ops_of_one_plan_apply_together_unless_they_overlap() {
         .expect("valid op"),
     };
     let plan = |ops: Vec<Op>| Plan {
-        label: None,
         dialect: "test",
-        input_sha256: None,
         ops,
+        ..Plan::default()
     };
     let ws = Workspace::at(root.clone());
     let overlapping = plan(vec![

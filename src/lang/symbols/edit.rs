@@ -1,0 +1,338 @@
+//! The five symbol-addressed operations, resolved against the file as read into the smallest
+//! splice each: `replace_body`, `replace_symbol`, `insert_member`, `remove_symbol` and
+//! `add_use` (in [`super::imports`]). Code is re-indented to its target and written with the
+//! file's line ending.
+
+use std::ops::Range;
+
+use tree_sitter::Tree;
+
+use super::layout::{Style, blank, blank_line, indent_at, line_end, line_start, minimal, place};
+use super::{Declaration, Lang, find, imports};
+use crate::error::{Code, Error, Result};
+use crate::lang::gate::SourceTree;
+use crate::plan::splice::Splice;
+use crate::plan::symbol::{Position, SymbolEdit, SymbolOp};
+
+/// What a symbol edit resolved to: its splice (none when it changes nothing) and the
+/// declaration it addressed.
+pub struct Resolved {
+    pub splice: Option<Splice>,
+    pub target: String,
+}
+
+/// Everything an operation needs about the file.
+pub struct File<'a> {
+    pub lang: Lang,
+    pub path: &'a str,
+    pub text: &'a str,
+    pub tree: &'a Tree,
+    pub decls: &'a [Declaration],
+    pub style: Style,
+}
+
+/// Resolves one symbol edit against a parsed file (`op` is its index in the plan).
+pub fn resolve_in(
+    edit: &SymbolEdit,
+    source: &SourceTree,
+    path: &str,
+    text: &str,
+    op: usize,
+) -> Result<Resolved> {
+    let bytes = text.as_bytes();
+    let lang = Lang::of(source.provider).ok_or_else(|| {
+        Error::new(
+            Code::NoProvider,
+            format!(
+                "{path}: symbol edits support PHP, Python, TypeScript and JavaScript, not {}",
+                source.provider.name
+            ),
+        )
+        .detail("language", source.provider.name)
+        .hint("Use a structure target (`symbol`, `node`) or an exact find/replace instead.")
+    })?;
+    let decls = super::declarations(source.provider, &source.tree, bytes).unwrap_or_default();
+    let file = File {
+        lang,
+        path,
+        text,
+        tree: &source.tree,
+        decls: &decls,
+        style: Style::of(bytes),
+    };
+    resolve(edit, &file, op)
+}
+
+/// Resolves one symbol edit (`op` is its index in the plan).
+pub fn resolve(edit: &SymbolEdit, file: &File<'_>, op: usize) -> Result<Resolved> {
+    if let SymbolOp::AddUse(name) = &edit.op {
+        let change = imports::add_use(file, name)?;
+        let splice = change.map(|(range, text)| minimal(file.text, range, &text, op));
+        return Ok(Resolved {
+            splice: splice.filter(|s| !s.range.is_empty() || !s.text.is_empty()),
+            target: name.clone(),
+        });
+    }
+    let query = edit.symbol.as_deref().unwrap_or_default();
+    let decl = find(file.decls, query, file.lang, file.path)?;
+    let (range, text) = match &edit.op {
+        SymbolOp::ReplaceBody => replace_body(decl, edit, file)?,
+        SymbolOp::ReplaceSymbol => replace_symbol(decl, edit, file)?,
+        SymbolOp::InsertMember(position) => insert_member(decl, position, edit, file)?,
+        SymbolOp::RemoveSymbol => remove_symbol(decl, file)?,
+        SymbolOp::AddUse(_) => return Err(Error::internal("add_use handled above")),
+    };
+    let splice = minimal(file.text, range, &text, op);
+    Ok(Resolved {
+        splice: Some(splice).filter(|s| !s.range.is_empty() || !s.text.is_empty()),
+        target: decl
+            .qualified
+            .clone()
+            .unwrap_or_else(|| decl.symbol.clone()),
+    })
+}
+
+fn refused(decl: &Declaration, why: &str) -> Error {
+    Error::new(Code::PlanMalformed, format!("`{}` {why}", decl.symbol))
+        .detail("symbol", decl.symbol.as_str())
+}
+
+type Change = (Range<usize>, String);
+
+fn replace_body(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Result<Change> {
+    let body = decl.body.clone().ok_or_else(|| {
+        refused(
+            decl,
+            "has no body to replace (abstract, a signature or not callable)",
+        )
+    })?;
+    let source = file.text.as_bytes();
+    let indent = indent_at(source, decl.core);
+    if file.lang.indented_blocks() {
+        let inner = indent_at(source, body.start);
+        let code = place(&edit.code, &inner, &file.style, edit.reindent);
+        let keep = docstring_end(file, &body).filter(|_| !starts_with_string(&edit.code));
+        return Ok(match keep {
+            None if code.trim().is_empty() => (body.start..body.end, "pass".to_owned()),
+            Some(end) if code.trim().is_empty() => (end..body.end, String::new()),
+            Some(end) => (end..body.end, format!("{}{code}", file.style.eol)),
+            None => (
+                body.start..body.end,
+                code.trim_start_matches([' ', '\t']).to_owned(),
+            ),
+        });
+    }
+    let inner = format!("{indent}{}", file.style.unit);
+    let code = place(&edit.code, &inner, &file.style, edit.reindent);
+    let eol = file.style.eol;
+    let text = if code.trim().is_empty() {
+        format!("{{{eol}{indent}}}")
+    } else {
+        format!("{{{eol}{code}{eol}{indent}}}")
+    };
+    Ok((body, text))
+}
+
+/// The end of a Python body's leading docstring, when it has one.
+fn docstring_end(file: &File<'_>, body: &Range<usize>) -> Option<usize> {
+    let node = file
+        .tree
+        .root_node()
+        .descendant_for_byte_range(body.start, body.end)?;
+    let mut block = node;
+    while block.kind() != "block" {
+        block = block.parent()?;
+    }
+    let first = block.named_child(0)?;
+    let string = first.named_child(0)?;
+    (first.kind() == "expression_statement" && string.kind() == "string").then(|| first.end_byte())
+}
+
+fn starts_with_string(code: &str) -> bool {
+    let t = code.trim_start();
+    ["\"", "'", "r\"", "r'"].iter().any(|p| t.starts_with(p))
+}
+
+/// Splits code into its doc comment, its attribute lines and the rest (byte offsets of where
+/// the attributes and the rest start).
+fn split_leading(code: &str, lang: Lang) -> (usize, usize) {
+    let mut pos = 0;
+    let mut doc_end = 0;
+    let skip_ws = |p: usize| p + code[p..].len() - code[p..].trim_start().len();
+    let mut at = skip_ws(0);
+    // Doc comments: `/** … */` and `//` / `#` comment lines.
+    loop {
+        let rest = &code[at..];
+        let end = if rest.starts_with("/*") {
+            rest.find("*/").map(|e| at + e + 2)
+        } else if rest.starts_with("//")
+            || (lang != Lang::TypeScript && rest.starts_with('#') && !rest.starts_with("#["))
+        {
+            Some(at + rest.find('\n').unwrap_or(rest.len()))
+        } else {
+            None
+        };
+        match end {
+            Some(e) => {
+                doc_end = e;
+                pos = skip_ws(e);
+                at = pos;
+            }
+            None => break,
+        }
+    }
+    let attrs_start = if doc_end == 0 { 0 } else { pos };
+    // Attributes / decorators: whole lines starting with `#[` (PHP) or `@`.
+    loop {
+        let rest = &code[at..];
+        let attribute = match lang {
+            Lang::Php => rest.starts_with("#["),
+            _ => rest.starts_with('@'),
+        };
+        if !attribute {
+            break;
+        }
+        let line_end = rest.find('\n').map_or(code.len(), |e| at + e);
+        at = skip_ws(line_end);
+    }
+    (attrs_start, at)
+}
+
+fn replace_symbol(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Result<Change> {
+    if file.decls.iter().filter(|d| d.range == decl.range).count() > 1 {
+        return Err(refused(
+            decl,
+            "is declared together with others (`public $a, $b;`); replace the declaration with a find/replace edit",
+        ));
+    }
+    let source = file.text.as_bytes();
+    let indent = indent_at(source, decl.range.start);
+    let code = place(&edit.code, &indent, &file.style, edit.reindent);
+    let code = code.trim_start_matches([' ', '\t']);
+    if code.trim().is_empty() {
+        return Err(refused(
+            decl,
+            "needs `code`; use remove_symbol to delete it",
+        ));
+    }
+    let (attrs, core) = split_leading(code, file.lang);
+    let old = |r: Range<usize>| &file.text[r];
+    let doc = if attrs > 0 {
+        &code[..attrs]
+    } else {
+        old(decl.range.start..decl.attrs)
+    };
+    let attributes = if core > attrs {
+        &code[attrs..core]
+    } else {
+        old(decl.attrs..decl.core)
+    };
+    let text = format!("{doc}{attributes}{}", &code[core..]);
+    Ok((decl.range.clone(), text))
+}
+
+fn insert_member(
+    container: &Declaration,
+    position: &Position,
+    edit: &SymbolEdit,
+    file: &File<'_>,
+) -> Result<Change> {
+    let members = container.members.clone().ok_or_else(|| {
+        refused(
+            container,
+            "is not a class, interface, trait or enum: it takes no members",
+        )
+    })?;
+    let source = file.text.as_bytes();
+    let eol = file.style.eol;
+    let sep = file.lang.separator();
+    let member = |name: &str| {
+        let query = format!("{}{sep}{name}", container.symbol);
+        find(file.decls, &query, file.lang, file.path)
+    };
+    // Indentation of members: an existing member's, or one level below the container.
+    let first_member = file
+        .decls
+        .iter()
+        .find(|d| d.container.as_deref() == Some(container.symbol.as_str()) && !d.embedded);
+    let indent = match (first_member, file.lang.indented_blocks()) {
+        (Some(m), _) => indent_at(source, m.range.start),
+        (None, true) => indent_at(source, members.start),
+        (None, false) => format!("{}{}", indent_at(source, container.core), file.style.unit),
+    };
+    let code = place(&edit.code, &indent, &file.style, edit.reindent);
+    if code.trim().is_empty() {
+        return Err(refused(container, "insert_member needs `code`"));
+    }
+    let (open, close) = inner(file, &members);
+    let content = file.text[open..close].trim_start_matches(|c: char| c.is_whitespace());
+    let content_start = close - content.len();
+    let content_end = open + file.text[open..close].trim_end().len();
+    let empty = content.trim().is_empty();
+    let after = |at: usize| (at..at, format!("{eol}{eol}{code}"));
+    let before = |at: usize| {
+        let start = line_start(source, at);
+        (start..start, format!("{code}{eol}{eol}"))
+    };
+    let change = match position {
+        _ if empty && file.lang.indented_blocks() => after(content_end),
+        _ if empty => {
+            let breaks = file.text[open..close].contains('\n');
+            let tail = if breaks {
+                String::new()
+            } else {
+                format!("{eol}{}", indent_at(source, container.core))
+            };
+            (open..open, format!("{eol}{code}{tail}"))
+        }
+        Position::End => after(content_end),
+        Position::Start => {
+            match docstring_end(file, &members).filter(|_| file.lang.indented_blocks()) {
+                Some(end) => after(end),
+                None => before(content_start),
+            }
+        }
+        Position::After(name) => after(member(name)?.range.end),
+        Position::Before(name) => before(member(name)?.range.start),
+    };
+    Ok(change)
+}
+
+/// The inside of a member list: after `{` and before `}`, or the whole Python block.
+fn inner(file: &File<'_>, members: &Range<usize>) -> (usize, usize) {
+    let text = &file.text[members.clone()];
+    if !file.lang.indented_blocks() && text.starts_with('{') && text.ends_with('}') {
+        (members.start + 1, members.end - 1)
+    } else {
+        (members.start, members.end)
+    }
+}
+
+fn remove_symbol(decl: &Declaration, file: &File<'_>) -> Result<Change> {
+    if decl.embedded {
+        return Err(refused(
+            decl,
+            "shares its declaration with others (a promoted or grouped declaration); replace the declaration instead",
+        ));
+    }
+    let source = file.text.as_bytes();
+    let range = decl.range.clone();
+    let start = line_start(source, range.start);
+    let end = line_end(source, range.end);
+    let own_lines = blank(source, start..range.start)
+        && source[range.end..end].iter().all(u8::is_ascii_whitespace);
+    if !own_lines {
+        return Ok((range, String::new()));
+    }
+    let (mut from, mut to) = (start, end);
+    let prev_blank = start > 0 && blank_line(source, line_start(source, start - 1));
+    let next = &file.text[end..line_end(source, end)];
+    let next_closes = next.trim_start().starts_with(['}', ']', ')']);
+    let next_blank = end < source.len() && blank_line(source, end);
+    if prev_blank && (next_blank || next_closes || end >= source.len()) {
+        from = line_start(source, start - 1);
+    } else if !prev_blank && next_blank {
+        to = line_end(source, end);
+    }
+    Ok((from..to, String::new()))
+}

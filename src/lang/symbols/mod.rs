@@ -1,0 +1,327 @@
+//! The language-neutral symbol model: the declarations of one parsed file (classes and other
+//! class-like types, functions, methods, properties, constants, enum cases) with their symbol
+//! spelling, visibility, signature facts and byte ranges. Symbol-addressed edits
+//! ([`edit`]) and the API-change guard (`lang::api`) work on this model only; each language
+//! module (PHP, Python, TypeScript) fills it from its tree-sitter grammar.
+
+pub mod edit;
+pub mod imports;
+pub mod layout;
+pub mod php;
+pub mod python;
+pub mod typescript;
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use tree_sitter::{Node, Tree};
+
+use crate::error::{Code, Error, Result};
+use crate::lang::Provider;
+
+/// What a declaration declares.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Class,
+    Interface,
+    Trait,
+    Enum,
+    Function,
+    Method,
+    Property,
+    Constant,
+    Case,
+    /// A type alias (TypeScript `type X = …`).
+    Type,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Class => "class",
+            Kind::Interface => "interface",
+            Kind::Trait => "trait",
+            Kind::Enum => "enum",
+            Kind::Function => "function",
+            Kind::Method => "method",
+            Kind::Property => "property",
+            Kind::Constant => "constant",
+            Kind::Case => "case",
+            Kind::Type => "type",
+        }
+    }
+
+    /// Class-like: takes members.
+    pub fn is_container(self) -> bool {
+        matches!(
+            self,
+            Kind::Class | Kind::Interface | Kind::Trait | Kind::Enum
+        )
+    }
+}
+
+/// The languages with a symbol model, and how each spells and lays out code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    Php,
+    Python,
+    TypeScript,
+}
+
+impl Lang {
+    pub fn of(provider: &Provider) -> Option<Self> {
+        match provider.name {
+            "php" => Some(Lang::Php),
+            "python" => Some(Lang::Python),
+            // JavaScript's grammar shares TypeScript's declaration shapes.
+            "typescript" | "tsx" | "javascript" => Some(Lang::TypeScript),
+            _ => None,
+        }
+    }
+
+    /// Between a container and a member name: `Greeter::greet()` or `Greeter.greet`.
+    pub fn separator(self) -> &'static str {
+        match self {
+            Lang::Php => "::",
+            _ => ".",
+        }
+    }
+
+    /// Blocks are delimited by indentation (Python), not braces.
+    pub fn indented_blocks(self) -> bool {
+        self == Lang::Python
+    }
+}
+
+/// One declaration.
+#[derive(Clone, Debug)]
+pub struct Declaration {
+    pub kind: Kind,
+    /// `greet`, `$count`, `PREFIX`, `Greeter`.
+    pub name: String,
+    /// How edits name it: `Greeter::greet()`, `Greeter.greet`, `helper()`.
+    pub symbol: String,
+    /// The namespace-qualified form when it differs (`App\Service\Greeter::greet()`).
+    pub qualified: Option<String>,
+    /// `symbol` of the enclosing class-like declaration.
+    pub container: Option<String>,
+    /// Not part of the public API (private member, `_name`, not exported, or inside such).
+    pub private: bool,
+    /// Signature and shape facts the API guard compares (`parameters`, `return_type`, ...).
+    pub facts: BTreeMap<&'static str, String>,
+    /// Everything that belongs to it: doc comment, attributes, the declaration, its `;`.
+    pub range: Range<usize>,
+    /// Where the attributes / decorators start (`range.start..attrs` is the doc comment).
+    pub attrs: usize,
+    /// Where the declaration proper starts (`attrs..core` is the attribute list).
+    pub core: usize,
+    /// The body: `{ … }` with braces, or a Python block.
+    pub body: Option<Range<usize>>,
+    /// Class-likes: the member list (`{ … }` with braces, or a Python block).
+    pub members: Option<Range<usize>>,
+    /// The name as declared (`greet`, `$count`).
+    pub name_range: Range<usize>,
+    /// The declaration shares its node with others or is part of a list (a promoted
+    /// constructor property, `public $a, $b;`): only its shape can be compared.
+    pub embedded: bool,
+}
+
+impl Declaration {
+    /// The key the API guard compares under: the qualified symbol.
+    pub fn key(&self) -> &str {
+        self.qualified.as_deref().unwrap_or(&self.symbol)
+    }
+}
+
+/// Builds a declaration with the common fields filled in; language modules add the rest.
+pub(crate) fn declaration(
+    kind: Kind,
+    name: &str,
+    symbol: String,
+    range: Range<usize>,
+) -> Declaration {
+    let start = range.start;
+    Declaration {
+        kind,
+        name: name.to_owned(),
+        symbol,
+        qualified: None,
+        container: None,
+        private: false,
+        facts: BTreeMap::new(),
+        attrs: range.start,
+        core: range.start,
+        range,
+        body: None,
+        members: None,
+        name_range: start..start,
+        embedded: false,
+    }
+}
+
+/// The declarations of a parsed file, in document order; `None` when the language has no
+/// symbol model.
+pub fn declarations(provider: &Provider, tree: &Tree, source: &[u8]) -> Option<Vec<Declaration>> {
+    let mut decls = match Lang::of(provider)? {
+        Lang::Php => php::declarations(tree, source),
+        Lang::Python => python::declarations(tree, source),
+        Lang::TypeScript => typescript::declarations(tree, source),
+    };
+    for d in &mut decls {
+        d.name_range = name_range(source, d);
+    }
+    Some(decls)
+}
+
+/// Where the name is declared: its first whole-word occurrence after the modifiers.
+fn name_range(source: &[u8], d: &Declaration) -> Range<usize> {
+    let text = std::str::from_utf8(&source[d.core..d.range.end]).unwrap_or_default();
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut from = 0;
+    while let Some(i) = text[from..].find(d.name.as_str()) {
+        let (start, end) = (from + i, from + i + d.name.len());
+        let clear_before = !text[..start].chars().next_back().is_some_and(word);
+        if clear_before && !text[end..].chars().next().is_some_and(word) {
+            return d.core + start..d.core + end;
+        }
+        from = end;
+    }
+    d.core..d.core
+}
+
+/// The one declaration `query` names. Unknown or ambiguous symbols are refused with the list
+/// of declarations the file really has.
+pub fn find<'d>(
+    decls: &'d [Declaration],
+    query: &str,
+    lang: Lang,
+    path: &str,
+) -> Result<&'d Declaration> {
+    let wanted = normalize(query, lang);
+    let exact: Vec<&Declaration> = decls
+        .iter()
+        .filter(|d| {
+            normalize(&d.symbol, lang) == wanted
+                || d.qualified
+                    .as_deref()
+                    .is_some_and(|q| normalize(q, lang) == wanted)
+        })
+        .collect();
+    let found = if exact.is_empty() {
+        // `Greeter::greet` for `Greeter::greet()`, a qualified container with a short one.
+        decls
+            .iter()
+            .filter(|d| loose(&d.symbol, lang) == loose(&wanted, lang))
+            .collect()
+    } else {
+        exact
+    };
+    let listing = || decls.iter().map(|d| d.symbol.clone()).collect::<Vec<_>>();
+    match found.as_slice() {
+        [one] => Ok(one),
+        [] => Err(Error::new(
+            Code::TargetMissing,
+            format!("no declaration `{query}` in {path}"),
+        )
+        .detail("symbol", query)
+        .detail("declarations", listing())
+        .hint("Pick one of `details.declarations` (the declarations the file has now).")),
+        many => Err(Error::new(
+            Code::AmbiguousTarget,
+            format!("`{query}` names {} declarations in {path}", many.len()),
+        )
+        .detail("symbol", query)
+        .detail(
+            "candidates",
+            many.iter()
+                .map(|d| d.qualified.clone().unwrap_or_else(|| d.symbol.clone()))
+                .collect::<Vec<_>>(),
+        )
+        .detail("declarations", listing())
+        .hint("Qualify the symbol (namespace, class) so that it names one declaration.")),
+    }
+}
+
+/// A symbol as written, without a leading `\` and surrounding spaces.
+fn normalize(symbol: &str, lang: Lang) -> String {
+    let s = symbol.trim();
+    match lang {
+        Lang::Php => s.trim_start_matches('\\').replace(' ', ""),
+        _ => s.replace(' ', ""),
+    }
+}
+
+/// The loose form: short container name, no `()`.
+fn loose(symbol: &str, lang: Lang) -> String {
+    let s = normalize(symbol, lang).replace("()", "");
+    match s.split_once(lang.separator()) {
+        Some((container, member)) => {
+            let short = container.rsplit('\\').next().unwrap_or(container);
+            format!("{short}{}{member}", lang.separator())
+        }
+        None => s.rsplit('\\').next().unwrap_or(&s).to_owned(),
+    }
+}
+
+/// Text with whitespace runs collapsed, and none next to punctuation (`( int $a )` and
+/// `(int $a)` are one signature); a trailing comma before a closer is dropped.
+pub fn squash(text: &str) -> String {
+    const TIGHT: &[char] = &[
+        '(', ')', '[', ']', '{', '}', ',', '=', '&', '?', ':', '|', '<', '>', ';',
+    ];
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() && !TIGHT.contains(&c) && !out.ends_with(TIGHT) {
+            out.push(' ');
+        }
+        space = false;
+        if matches!(c, ')' | ']' | '}') && out.ends_with(',') {
+            out.pop();
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Text of a node.
+pub(crate) fn text<'a>(node: Node<'_>, source: &'a [u8]) -> &'a str {
+    crate::lang::node_text(node, source)
+}
+
+/// Named children of a node.
+pub(crate) fn children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).collect()
+}
+
+/// The start of the comments directly above `node` (on the lines right above it, no blank
+/// line between), or the node's own start.
+pub(crate) fn doc_start(node: Node<'_>, source: &[u8], comment_kinds: &[&str]) -> usize {
+    let mut start = node.start_byte();
+    let mut prev = node.prev_sibling();
+    while let Some(p) = prev.filter(|p| comment_kinds.contains(&p.kind())) {
+        let gap = &source[p.end_byte()..start];
+        let breaks = gap.iter().filter(|&&b| b == b'\n').count();
+        let own_line = layout::line_start(source, p.start_byte()) == p.start_byte()
+            || source[layout::line_start(source, p.start_byte())..p.start_byte()]
+                .iter()
+                .all(|b| *b == b' ' || *b == b'\t');
+        if !gap.iter().all(u8::is_ascii_whitespace) || breaks > 1 || !own_line {
+            break;
+        }
+        start = p.start_byte();
+        prev = p.prev_sibling();
+    }
+    start
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,206 @@
+//! TypeScript (and JavaScript) declarations: classes, interfaces, enums, functions, type aliases and `const` /
+//! `let` bindings, with their methods, fields, signatures and members, spelled `Class.method` and `function`. Only what the file
+//! exports is public API; `private`, `protected` and `#name` members are private.
+
+use tree_sitter::{Node, Tree};
+
+use super::{Declaration, Kind, children, declaration, doc_start, squash, text};
+
+const COMMENTS: &[&str] = &["comment"];
+
+/// Every declaration of the file, in document order.
+pub fn declarations(tree: &Tree, source: &[u8]) -> Vec<Declaration> {
+    let mut out = Vec::new();
+    for node in children(tree.root_node()) {
+        let (outer, decl, exported) = match node.kind() {
+            "export_statement" => match node.child_by_field_name("declaration") {
+                Some(decl) => (node, decl, true),
+                None => continue,
+            },
+            _ => (node, node, false),
+        };
+        top_level(outer, decl, exported, source, &mut out);
+    }
+    out
+}
+
+fn top_level(
+    outer: Node<'_>,
+    decl: Node<'_>,
+    exported: bool,
+    source: &[u8],
+    out: &mut Vec<Declaration>,
+) {
+    let kind = match decl.kind() {
+        "class_declaration" | "abstract_class_declaration" => Kind::Class,
+        "interface_declaration" => Kind::Interface,
+        "enum_declaration" => Kind::Enum,
+        "function_declaration" | "generator_function_declaration" => Kind::Function,
+        "type_alias_declaration" => Kind::Type,
+        "lexical_declaration" | "variable_declaration" => {
+            return variables(outer, decl, exported, source, out);
+        }
+        _ => return,
+    };
+    let Some(name) = decl.child_by_field_name("name").map(|n| text(n, source)) else {
+        return;
+    };
+    let mut d = framed(outer, source, kind, name, name.to_owned());
+    d.private = !exported;
+    d.facts.insert("kind", kind.as_str().into());
+    if decl.kind() == "abstract_class_declaration" {
+        d.facts.insert("abstract", "yes".into());
+    }
+    signature(decl, source, &mut d);
+    if let Some(value) = decl
+        .child_by_field_name("value")
+        .filter(|_| kind == Kind::Type)
+    {
+        d.facts.insert("type", squash(text(value, source)));
+    }
+    let body = decl.child_by_field_name("body");
+    if kind.is_container() {
+        d.members = body.map(|b| b.byte_range());
+    } else {
+        d.body = body.map(|b| b.byte_range());
+    }
+    let private = d.private;
+    out.push(d);
+    if !kind.is_container() {
+        return;
+    }
+    for member in body.map(children).unwrap_or_default() {
+        if let Some(mut m) = member_of(member, source, name) {
+            m.private |= private;
+            m.container = Some(name.to_owned());
+            out.push(m);
+        }
+    }
+}
+
+/// Doc comment and decorators above `node` (siblings in a class body, or the decorators of an
+/// `export` statement), and the `;` that ends it.
+fn framed(node: Node<'_>, source: &[u8], kind: Kind, name: &str, symbol: String) -> Declaration {
+    let mut first = node;
+    while let Some(p) = first.prev_sibling().filter(|p| p.kind() == "decorator") {
+        first = p;
+    }
+    let start = doc_start(first, source, COMMENTS);
+    let mut end = node.end_byte();
+    if let Some(next) = node.next_sibling().filter(|n| n.kind() == ";") {
+        end = next.end_byte();
+    }
+    let mut d = declaration(kind, name, symbol, start..end);
+    d.attrs = first.start_byte();
+    d.core = children(node)
+        .into_iter()
+        .find(|c| c.kind() != "decorator")
+        .filter(|_| first == node)
+        .map_or(node.start_byte(), |c| c.start_byte());
+    let decorators: Vec<String> = children(node)
+        .into_iter()
+        .filter(|c| c.kind() == "decorator")
+        .map(|c| squash(text(c, source)))
+        .collect();
+    if !decorators.is_empty() {
+        d.facts.insert("decorators", decorators.join(" "));
+    }
+    d
+}
+
+/// `export const A = …, b: T = …;`: one constant per declarator (a declaration of several is
+/// `embedded`: compared, not edited alone).
+fn variables(
+    outer: Node<'_>,
+    decl: Node<'_>,
+    exported: bool,
+    source: &[u8],
+    out: &mut Vec<Declaration>,
+) {
+    let declarators: Vec<Node<'_>> = children(decl)
+        .into_iter()
+        .filter(|c| c.kind() == "variable_declarator")
+        .collect();
+    let keyword = children(decl)
+        .first()
+        .map_or("", |k| text(*k, source))
+        .to_owned();
+    let many = declarators.len() > 1;
+    for declarator in declarators {
+        let Some(name) = declarator
+            .child_by_field_name("name")
+            .filter(|n| n.kind() == "identifier")
+            .map(|n| text(n, source))
+        else {
+            continue;
+        };
+        let mut d = framed(outer, source, Kind::Constant, name, name.to_owned());
+        d.private = !exported;
+        d.embedded = many;
+        d.facts.insert("kind", keyword.clone());
+        if let Some(ty) = declarator.child_by_field_name("type") {
+            d.facts.insert("type", squash(text(ty, source)));
+        }
+        out.push(d);
+    }
+}
+
+fn signature(node: Node<'_>, source: &[u8], d: &mut Declaration) {
+    for field in ["type_parameters", "parameters", "return_type", "type"] {
+        if let Some(n) = node.child_by_field_name(field) {
+            let key = match field {
+                "type_parameters" => "type_parameters",
+                "parameters" => "parameters",
+                "return_type" => "return_type",
+                _ => "type",
+            };
+            d.facts.insert(key, squash(text(n, source)));
+        }
+    }
+    let mut modifiers: Vec<String> = Vec::new();
+    for child in children(node) {
+        let word = text(child, source);
+        match child.kind() {
+            "accessibility_modifier" | "override_modifier" => modifiers.push(word.to_owned()),
+            "static" | "readonly" | "abstract" | "async" | "get" | "set" | "declare" | "?"
+            | "*" => {
+                modifiers.push(word.to_owned());
+            }
+            _ => {}
+        }
+    }
+    d.private |= modifiers.iter().any(|m| m == "private" || m == "protected");
+    if !modifiers.is_empty() {
+        d.facts.insert("modifiers", modifiers.join(" "));
+    }
+}
+
+fn member_of(node: Node<'_>, source: &[u8], class: &str) -> Option<Declaration> {
+    let kind = match node.kind() {
+        "method_definition" | "method_signature" | "abstract_method_signature" => Kind::Method,
+        "public_field_definition" | "property_signature" | "field_definition" => Kind::Property,
+        "enum_assignment" => Kind::Case,
+        "property_identifier" => Kind::Case,
+        _ => return None,
+    };
+    let name_node = match node.kind() {
+        "property_identifier" => node,
+        // JavaScript fields name their property `property`.
+        "field_definition" => node.child_by_field_name("property")?,
+        _ => node.child_by_field_name("name")?,
+    };
+    let name = text(name_node, source);
+    let mut d = framed(node, source, kind, name, format!("{class}.{name}"));
+    if kind == Kind::Case {
+        let value = node.child_by_field_name("value");
+        d.facts.insert(
+            "value",
+            value.map_or(String::new(), |v| squash(text(v, source))),
+        );
+        return Some(d);
+    }
+    signature(node, source, &mut d);
+    d.private |= name.starts_with('#');
+    d.body = node.child_by_field_name("body").map(|b| b.byte_range());
+    Some(d)
+}

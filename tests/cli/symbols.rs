@@ -1,0 +1,395 @@
+//! Symbol-addressed edits and the API-change guard, end to end. Data-driven cases under
+//! `fixtures/symbols/<lang>/<case>/`: `input/` (files before), `cmd.json`
+//! (`{"args": [...], "stdin"?: FILE, "config"?: [[key, value]]}`), `outcome.json`
+//! (`{"exit", "code"?, "api_changes"?: [[symbol, change, acknowledged]]}`) and `expected/`
+//! (the whole tree after, written by hand; absent: the tree must be unchanged).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::common::{Repo, code, git};
+use crate::scenarios::files;
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("read")).expect("json")
+}
+
+/// `[symbol, change, acknowledged]` of every API change a document reports.
+fn api_changes(doc: &Value) -> Value {
+    let list = match doc["ok"].as_bool() {
+        Some(false) => &doc["error"]["details"]["api_changes"],
+        _ => &doc["api_changes"],
+    };
+    let rows: Vec<Value> = list
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .map(|c| json!([c["symbol"], c["change"], c["acknowledged"]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    Value::Array(rows)
+}
+
+fn run_case(dir: &Path) {
+    let name = dir.display();
+    let repo = Repo::new();
+    let input = files(&dir.join("input"));
+    for (rel, bytes) in &input {
+        repo.write(rel, bytes);
+    }
+    repo.commit();
+    let cmd = read_json(&dir.join("cmd.json"));
+    let outcome = read_json(&dir.join("outcome.json"));
+    for pair in cmd["config"].as_array().into_iter().flatten() {
+        let (key, value) = (
+            pair[0].as_str().expect("key"),
+            pair[1].as_str().expect("value"),
+        );
+        git(repo.path(), &["config", key, value]);
+    }
+    let args: Vec<&str> = cmd["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let stdin = cmd["stdin"]
+        .as_str()
+        .map(|f| std::fs::read_to_string(dir.join(f)).expect("stdin file"))
+        .unwrap_or_default();
+    let (rc, doc) = repo.json_stdin(&args, &stdin);
+    assert_eq!(
+        i64::from(rc),
+        outcome["exit"].as_i64().unwrap_or(0),
+        "{name}: {doc}"
+    );
+    if let Some(expected) = outcome["code"].as_str() {
+        assert_eq!(code(&doc), expected, "{name}: {doc}");
+    }
+    if let Some(expected) = outcome.get("api_changes") {
+        assert_eq!(&api_changes(&doc), expected, "{name}: {doc}");
+    }
+    let expected_dir = dir.join("expected");
+    let expected = if expected_dir.exists() {
+        files(&expected_dir)
+    } else {
+        input
+    };
+    let after: BTreeMap<String, Vec<u8>> = repo
+        .tree()
+        .into_iter()
+        .filter(|(k, _)| !k.ends_with('/'))
+        .collect();
+    for (rel, want) in &expected {
+        let got = after
+            .get(rel)
+            .unwrap_or_else(|| panic!("{name}: {rel} missing"));
+        assert_eq!(
+            String::from_utf8_lossy(got),
+            String::from_utf8_lossy(want),
+            "{name}: {rel}"
+        );
+    }
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>(),
+        "{name}"
+    );
+    assert!(repo.temp_files().is_empty(), "{name}: temp files left");
+}
+
+#[test]
+fn every_symbol_case_holds() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/symbols");
+    let mut count = 0;
+    let mut langs: Vec<_> = std::fs::read_dir(&root)
+        .expect("fixtures/symbols")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    langs.sort();
+    for lang in langs {
+        let mut cases: Vec<_> = std::fs::read_dir(&lang)
+            .expect("lang")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        cases.sort();
+        for case in cases {
+            run_case(&case);
+            count += 1;
+        }
+    }
+    assert!(
+        count >= 10,
+        "expected the bundled symbol cases, found {count}"
+    );
+}
+
+const GREETER: &str = "<?php\n\nclass Greeter\n{\n    public function greet(string $name): string\n    {\n        return 'Hello ' . $name;\n    }\n}\n";
+
+#[test]
+fn the_documented_command_line_replaces_a_body_from_a_file() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    repo.write(
+        "body.php",
+        "$name = trim($name);\n\nreturn 'Hello ' . $name;\n",
+    );
+    let args = [
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter::greet()",
+        "--replace-body",
+        "--text-file",
+        "body.php",
+    ];
+    let (rc, doc) = repo.json(&[&args[..], &["--dry-run"]].concat());
+    assert_eq!(
+        (rc, repo.text("src/Greeter.php")),
+        (0, GREETER.to_owned()),
+        "{doc}"
+    );
+    let (rc, doc) = repo.json(&args);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        doc["changed_files"][0]["edits"][0]["matched_by"],
+        "replace_body"
+    );
+    assert_eq!(
+        repo.text("src/Greeter.php"),
+        "<?php\n\nclass Greeter\n{\n    public function greet(string $name): string\n    {\n        $name = trim($name);\n\n        return 'Hello ' . $name;\n    }\n}\n"
+    );
+}
+
+#[test]
+fn member_flags_no_reindent_and_the_json_request() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter",
+        "--insert-member",
+        "--position",
+        "start",
+        "--text",
+        "    private int $count = 0;",
+        "--no-reindent",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    let request = r#"{"type": "source_edit_plan", "contract_version": "1.0", "edits": [
+        {"op": "insert_member", "path": "src/Greeter.php", "symbol": "Greeter", "before": "greet()", "code": "public const A = 1;"}]}"#;
+    let (rc, doc) = repo.json_stdin(&["edit", "--json"], request);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        repo.text("src/Greeter.php"),
+        "<?php\n\nclass Greeter\n{\n    private int $count = 0;\n\n    public const A = 1;\n\n    public function greet(string $name): string\n    {\n        return 'Hello ' . $name;\n    }\n}\n"
+    );
+}
+
+#[test]
+fn flag_mistakes_are_usage_errors_and_write_nothing() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    for args in [
+        vec!["edit", "src/Greeter.php", "--symbol", "Greeter::greet()"],
+        vec![
+            "edit",
+            "src/Greeter.php",
+            "--symbol",
+            "Greeter::greet()",
+            "--replace-body",
+            "--remove-symbol",
+        ],
+        vec![
+            "edit",
+            "src/Greeter.php",
+            "--symbol",
+            "Greeter::greet()",
+            "--remove-symbol",
+            "--find",
+            "a",
+            "--replace",
+            "b",
+        ],
+        vec![
+            "edit",
+            "src/Greeter.php",
+            "--symbol",
+            "Greeter::greet()",
+            "--replace-symbol",
+        ],
+        vec!["edit", "src/Greeter.php", "--replace-body"],
+    ] {
+        let (rc, doc) = repo.json(&args);
+        assert_eq!((rc, code(&doc)), (2, "usage"), "{args:?}: {doc}");
+    }
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter::greet()",
+        "--replace-body",
+        "--text",
+        "return $name;;",
+        "--dry-run",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter::greet()",
+        "--replace-body",
+        "--text",
+        "return (;",
+    ]);
+    assert_eq!((rc, code(&doc)), (1, "parse_failure"), "{doc}");
+    assert_eq!(repo.text("src/Greeter.php"), GREETER);
+}
+
+#[test]
+fn the_outcome_carries_acknowledged_changes_and_text_output_lists_them() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    let out = repo.run(&[
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter::greet()",
+        "--remove-symbol",
+        "--allow-signature-change",
+        "--format",
+        "text",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "api change (acknowledged): removed method Greeter::greet() in src/Greeter.php"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        repo.text("src/Greeter.php"),
+        "<?php\n\nclass Greeter\n{\n}\n"
+    );
+}
+
+#[test]
+fn report_only_front_ends_respect_the_parse_budget_but_plans_never_skip_the_guard() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    let blocks = "src/Greeter.php\n```php\n<<<<<<< SEARCH\n    public function greet(string $name): string\n=======\n    public function greet(string $name, string $greeting = 'Hello'): string\n>>>>>>> REPLACE\n```\n";
+    let run = |args: &[&str], stdin: &str| {
+        let mut cmd = repo.cmd();
+        cmd.args(args)
+            .args(["--format", "json", "--dry-run"])
+            .env("IDENTEDIT_SYNTAX_MAX_BYTES", "0");
+        let out = crate::common::run_with_stdin(&mut cmd, stdin);
+        (
+            out.status.code().unwrap_or(-1),
+            crate::common::parse_one_document(&out),
+        )
+    };
+    let (rc, doc) = run(&["apply", "-", "--dialect", "blocks"], blocks);
+    assert_eq!((rc, api_changes(&doc)), (0, json!([])), "{doc}");
+    let (rc, doc) = run(
+        &[
+            "edit",
+            "src/Greeter.php",
+            "--find",
+            "string $name)",
+            "--replace",
+            "string $name, int $n = 1)",
+        ],
+        "",
+    );
+    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+    let (rc, doc) = repo.json_stdin(&["apply", "-", "--dialect", "blocks", "--dry-run"], blocks);
+    assert_eq!(
+        (rc, api_changes(&doc)),
+        (0, json!([["Greeter::greet()", "signature_changed", false]])),
+        "{doc}"
+    );
+}
+
+#[test]
+fn the_receipt_records_acknowledged_api_changes() {
+    let repo = Repo::new();
+    repo.write("src/Greeter.php", GREETER).commit();
+    let args = [
+        "edit",
+        "src/Greeter.php",
+        "--symbol",
+        "Greeter::greet()",
+        "--remove-symbol",
+        "--allow-signature-change",
+    ];
+    let (rc, doc) = repo.json(&[&args[..], &["--dry-run"]].concat());
+    assert_eq!(rc, 0, "{doc}");
+    let would = &doc["receipt"]["would_record"]["acknowledged_api_changes"];
+    assert_eq!(would[0]["symbol"], "Greeter::greet()", "{doc}");
+    let (rc, doc) = repo.json(&args);
+    assert_eq!(
+        (rc, doc["receipt"]["recorded"].clone()),
+        (0, json!(true)),
+        "{doc}"
+    );
+    let (rc, shown) = repo.json(&["show"]);
+    assert_eq!(rc, 0, "{shown}");
+    assert_eq!(
+        shown["receipt"]["acknowledged_api_changes"],
+        json!([{"path": "src/Greeter.php", "symbol": "Greeter::greet()", "kind": "method", "change": "removed", "acknowledged": true}])
+    );
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "src/Greeter.php",
+        "--find",
+        "class Greeter",
+        "--replace",
+        "final class Greeter",
+    ]);
+    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+}
+
+#[test]
+fn edit_requests_and_their_changesets_are_guarded_and_acknowledged_at_both_steps() {
+    let repo = Repo::new();
+    repo.write(
+        "m.py",
+        "def f(a):\n    return a\n\n\ndef g():\n    return 2\n",
+    )
+    .commit();
+    let request = json!({"command": "edit", "file": "m.py", "operations": [
+        {"target": {"type": "symbol", "name": "f"}, "op": {"type": "replace", "new_text": "def f(a, b=0):\n    return a + b"}}]});
+    let (rc, doc) = repo.json_stdin(&["edit", "--json"], &request.to_string());
+    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+    let (rc, changeset) = repo.json_stdin(
+        &["edit", "--json", "--allow-signature-change"],
+        &request.to_string(),
+    );
+    assert_eq!(rc, 0, "{changeset}");
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &changeset.to_string());
+    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+    assert_eq!(
+        repo.text("m.py"),
+        "def f(a):\n    return a\n\n\ndef g():\n    return 2\n"
+    );
+    let (rc, doc) = repo.json_stdin(
+        &["apply", "-", "--allow-signature-change"],
+        &changeset.to_string(),
+    );
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(api_changes(&doc), json!([["f", "signature_changed", true]]));
+    assert_eq!(
+        repo.text("m.py"),
+        "def f(a, b=0):\n    return a + b\n\n\ndef g():\n    return 2\n"
+    );
+}
