@@ -154,21 +154,21 @@ fn main() -> Res<()> {
 
     println!("ledger benchmark: median of {runs} runs (ms)");
     println!(
-        "{:<24}{:>12}{:>12}",
+        "{:<24}{:>14}{:>14}",
         "",
         format!("{DIR_SIZE} files"),
         format!("{large} files")
     );
-    println!("{:<24}{:>12.2}{:>12.2}", "edit+receipt", ms(small), ms(big));
-    println!("{:<24}{:>12.2}{:>12}", "edit, no ledger", ms(bare), "-");
+    println!("{:<24}{:>14.2}{:>14.2}", "edit+receipt", ms(small), ms(big));
+    println!("{:<24}{:>14.2}{:>14}", "edit, no ledger", ms(bare), "-");
     println!(
-        "{:<24}{:>12.2}{:>12.2}",
+        "{:<24}{:>14.2}{:>14.2}",
         "verify",
         ms(verify_small),
         ms(verify_large)
     );
     println!(
-        "{:<24}{:>12.2}{:>12.2}",
+        "{:<24}{:>14.2}{:>14.2}",
         "git status",
         ms(status_small),
         ms(status_large)
