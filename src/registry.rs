@@ -40,7 +40,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "verify",
         summary: "re-prove a receipt (default: the newest): input unchanged, published digests, syntax, observed files; exit 0 passed, 1 failed, 3 incomplete",
-        usage: "git identedit verify [LABEL|RECEIPT]",
+        usage: "git identedit verify [LABEL|RECEIPT] [--accept-residue REASON]",
     },
     CommandSpec {
         name: "undo",

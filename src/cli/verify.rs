@@ -16,12 +16,17 @@ pub const EXIT_INCOMPLETE: u8 = 3;
 pub struct VerifyArgs {
     /// Receipt label or commit id (default: the newest receipt).
     pub label: Option<String>,
+    /// Accept open residue (mentions of removed symbols in documents and templates) for this
+    /// reason: the verdict can then pass, and the reason is reported.
+    #[arg(long, value_name = "REASON")]
+    pub accept_residue: Option<String>,
 }
 
 pub fn run(ws: &Workspace, args: &VerifyArgs) -> Result<Report> {
     let repo = crate::git::repo::open(ws)?;
     let stored = store::resolve(&repo, args.label.as_deref())?;
-    let result = crate::receipt::verify::verify(&repo, &ws.root, &stored)?;
+    let accept = args.accept_residue.as_deref();
+    let result = crate::receipt::verify::verify(&repo, &ws.root, &stored, accept)?;
     let verdict = json!(result.verdict);
     let mut json = Map::new();
     json.insert("status".into(), verdict.clone());

@@ -81,6 +81,10 @@ pub struct Receipt {
     /// API changes the caller acknowledged (`--allow-signature-change`).
     #[serde(default)]
     pub acknowledged_api_changes: Vec<serde_json::Value>,
+    /// Symbols the write removed or renamed away (`remove_symbol`, and every public
+    /// declaration the API guard saw disappear): `verify` looks for them in documents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed_symbols: Vec<String>,
     /// For an undo: the receipt it reverses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<Reference>,

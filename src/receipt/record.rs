@@ -35,6 +35,8 @@ pub struct Intent {
     pub input: Vec<u8>,
     pub undoes: Option<Reference>,
     pub acknowledged_api_changes: Vec<serde_json::Value>,
+    /// Symbols removed or renamed away (see [`Receipt::removed_symbols`]).
+    pub removed_symbols: Vec<String>,
     pub applied_to: AppliedTo,
     pub staged: bool,
 }
@@ -56,10 +58,26 @@ impl Intent {
             input,
             undoes: None,
             acknowledged_api_changes: Vec::new(),
+            removed_symbols: removed_by_plan(plan),
             applied_to: AppliedTo::WorkTree,
             staged: false,
         }
     }
+}
+
+/// The symbols a plan's `remove_symbol` operations name.
+fn removed_by_plan(plan: &Plan) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for op in &plan.ops {
+        if let crate::plan::OpKind::Symbol(edit) = &op.kind
+            && edit.op == crate::plan::symbol::SymbolOp::RemoveSymbol
+            && let Some(symbol) = &edit.symbol
+            && !names.contains(symbol)
+        {
+            names.push(symbol.clone());
+        }
+    }
+    names
 }
 
 /// A receipt that was written.
@@ -157,6 +175,12 @@ impl Recorder {
 impl txn::Observer for Recorder {
     fn api_changes(&mut self, changes: &[crate::lang::api::ApiChange]) {
         self.intent.acknowledged_api_changes = acknowledged(changes);
+        for change in changes {
+            let gone = change.change == crate::lang::api::Change::Removed;
+            if gone && !self.intent.removed_symbols.contains(&change.symbol) {
+                self.intent.removed_symbols.push(change.symbol.clone());
+            }
+        }
     }
 
     fn before_publish(&mut self, files: &[FileChange]) {
@@ -296,6 +320,7 @@ fn build(
             .collect(),
         observed,
         acknowledged_api_changes: intent.acknowledged_api_changes.clone(),
+        removed_symbols: intent.removed_symbols.clone(),
         undoes: intent.undoes.clone(),
         error: None,
     }

@@ -53,6 +53,7 @@ pub fn verify(
     repo: &gix::Repository,
     root: &std::path::Path,
     stored: &Stored,
+    accept_residue: Option<&str>,
 ) -> Result<Verification> {
     let receipt = &stored.receipt;
     let mut checks = vec![status_check(stored)];
@@ -93,6 +94,7 @@ pub fn verify(
                    "a file the plan created does not parse (placeholder content?): it cannot be proven")}),
     ));
     checks.push(scope_check(stored));
+    checks.push(residue_check(root, stored, accept_residue));
     let verdict = checks
         .iter()
         .map(|c| c.status)
@@ -218,6 +220,37 @@ fn syntax_problem(
     };
     Ok((after > before)
         .then(|| json!({"path": file.path, "errors_before": before, "errors_now": after})))
+}
+
+/// Mentions of removed or renamed symbols left in documents and templates: open ones make
+/// the verdict incomplete unless accepted with a reason; changelog-style files never block.
+fn residue_check(root: &std::path::Path, stored: &Stored, accept: Option<&str>) -> Check {
+    let removed = &stored.receipt.removed_symbols;
+    if removed.is_empty() || stored.receipt.status != Status::Applied {
+        return Check::new(
+            "residue",
+            Verdict::Passed,
+            json!({"status": "clear", "names": []}),
+        );
+    }
+    let names: Vec<String> = removed
+        .iter()
+        .flat_map(|s| crate::lang::residue::names_for(s))
+        .collect();
+    let found = crate::lang::residue::scan(root, &names);
+    let (verdict, status) = match (found.open, accept) {
+        (0, _) => (Verdict::Passed, "clear"),
+        (_, Some(_)) => (Verdict::Passed, "accepted"),
+        _ => (Verdict::Incomplete, "open"),
+    };
+    Check::new(
+        "residue",
+        verdict,
+        json!({"status": status, "names": names, "open": found.open,
+               "historical": found.historical, "scanned_files": found.scanned_files,
+               "truncated": found.truncated, "hits": found.hits,
+               "disposition": accept.filter(|_| found.open > 0)}),
+    )
 }
 
 /// The observation recorded at publish time must show exactly the plan's files.

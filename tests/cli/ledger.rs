@@ -702,3 +702,66 @@ fn task_labels_name_receipts_for_undo_and_verify() {
     let (rc, doc) = repo.json(&["verify", "bump y"]);
     assert_eq!(rc, 1, "undone: {doc}");
 }
+
+/// After a symbol is removed, verify looks for it in documents and templates: open mentions
+/// leave the verdict incomplete (exit 3) until fixed or accepted with a reason; changelog
+/// mentions are history and never block.
+#[test]
+fn verify_reports_residue_of_a_removed_symbol() {
+    let repo = repo_with(&[
+        (
+            "src/Greeter.php",
+            "<?php\n\nnamespace App;\n\nfinal class Greeter\n{\n    public function greet(string $n): string\n    {\n        return $n;\n    }\n\n    public function bye(): string\n    {\n        return \"bye\";\n    }\n}\n",
+        ),
+        ("docs/usage.md", "Call `Greeter::greet()` to say hello.\n"),
+        ("CHANGELOG.md", "- 1.0: added Greeter::greet\n"),
+        ("templates/page.twig", "{{ greeter.bye() }}\n"),
+    ]);
+    let plan = crate::common::plan(serde_json::json!({"allow_signature_change": true,
+        "edits": [{"op": "remove_symbol", "path": "src/Greeter.php", "symbol": "Greeter::greet()"}]}));
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &plan);
+    assert_eq!(rc, 0, "{doc}");
+    let (rc, doc) = repo.json(&["verify"]);
+    assert_eq!(rc, 3, "{doc}");
+    let residue = doc["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == "residue")
+        .expect("residue check")
+        .clone();
+    assert_eq!(residue["status"], "incomplete");
+    assert_eq!(residue["detail"]["status"], "open");
+    assert_eq!(
+        (
+            residue["detail"]["open"].as_u64(),
+            residue["detail"]["historical"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    assert_eq!(residue["detail"]["hits"][0]["path"], "CHANGELOG.md");
+    assert_eq!(residue["detail"]["hits"][0]["status"], "historical");
+    assert_eq!(residue["detail"]["hits"][1]["path"], "docs/usage.md");
+    assert_eq!(residue["detail"]["hits"][1]["line"], 1);
+    let (rc, doc) = repo.json(&[
+        "verify",
+        "--accept-residue",
+        "docs are regenerated at release",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    let accepted = doc["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == "residue")
+        .expect("residue")
+        .clone();
+    assert_eq!(accepted["detail"]["status"], "accepted");
+    assert_eq!(
+        accepted["detail"]["disposition"],
+        "docs are regenerated at release"
+    );
+    repo.write("docs/usage.md", "Call `Greeter::bye()` to say goodbye.\n");
+    let (rc, doc) = repo.json(&["verify"]);
+    assert_eq!(rc, 0, "fixed docs are clear: {doc}");
+}
