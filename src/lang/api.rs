@@ -193,19 +193,20 @@ enum Mode {
     Off,
 }
 
-/// Read lazily: only a plan that changes an API, or could, pays for it.
+/// Read lazily (only a plan that changes an API pays for it), through gix, from the
+/// repository that holds `ws` (also from the scratch tree of `--cached`, which lives inside
+/// the git directory).
 fn configured_mode(ws: &Workspace) -> Mode {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(&ws.root)
-        .args(["config", "--get", "identedit.apiGuard"])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output();
-    let value = out.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_lowercase());
+    let Ok(repo) = gix::discover_with_environment_overrides(&ws.root) else {
+        return Mode::Default;
+    };
+    let value = repo
+        .config_snapshot()
+        .string("identedit.apiGuard")
+        .map(|v| v.to_string().trim().to_lowercase());
     match value.as_deref() {
-        Ok("all") => Mode::All,
-        Ok("off" | "false" | "none") => Mode::Off,
+        Some("all") => Mode::All,
+        Some("off" | "false" | "none") => Mode::Off,
         _ => Mode::Default,
     }
 }
