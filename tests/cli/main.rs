@@ -19,6 +19,7 @@ mod scenarios;
 mod scope;
 mod symbols;
 mod syntax;
+mod undo;
 
 #[test]
 fn no_forgotten_test_files() {
