@@ -268,6 +268,18 @@ fn loose(symbol: &str, lang: Lang) -> String {
 
 /// Text with whitespace runs collapsed, and none next to punctuation (`( int $a )` and
 /// `(int $a)` are one signature); a trailing comma before a closer is dropped.
+/// Records the decorators directly under `node` (Python, TypeScript) as the `decorators` fact.
+pub fn decorators_fact(node: Node<'_>, source: &[u8], d: &mut Declaration) {
+    let decorators: Vec<String> = children(node)
+        .into_iter()
+        .filter(|c| c.kind() == "decorator")
+        .map(|c| squash(text(c, source)))
+        .collect();
+    if !decorators.is_empty() {
+        d.facts.insert("decorators", decorators.join(" "));
+    }
+}
+
 pub fn squash(text: &str) -> String {
     const TIGHT: &[char] = &[
         '(', ')', '[', ']', '{', '}', ',', '=', '&', '?', ':', '|', '<', '>', ';',

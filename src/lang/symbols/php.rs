@@ -249,52 +249,34 @@ fn promoted(method: Node<'_>, source: &[u8], class: &str, out: &mut Vec<Declarat
 }
 
 fn property(node: Node<'_>, source: &[u8], class: &str) -> Vec<Declaration> {
-    let elements: Vec<Node<'_>> = children(node)
-        .into_iter()
-        .filter(|c| c.kind() == "property_element")
-        .collect();
-    let many = elements.len() > 1;
-    elements
-        .into_iter()
-        .filter_map(|e| {
-            let name = text(e.child_by_field_name("name")?, source);
-            let mut d = framed(
-                node,
-                source,
-                Kind::Property,
-                name,
-                format!("{class}::{name}"),
-            );
-            modifiers(node, source, &mut d);
-            let ty = node.child_by_field_name("type");
-            d.facts.insert(
-                "type",
-                ty.map_or(String::new(), |t| squash(text(t, source))),
-            );
-            d.embedded = many;
-            Some(d)
-        })
-        .collect()
+    elements(node, source, class, Kind::Property, |e| {
+        (e.kind() == "property_element").then(|| e.child_by_field_name("name"))?
+    })
 }
 
 fn constants(node: Node<'_>, source: &[u8], class: &str) -> Vec<Declaration> {
-    let elements: Vec<Node<'_>> = children(node)
+    elements(node, source, class, Kind::Constant, |e| {
+        (e.kind() == "const_element")
+            .then(|| children(e).into_iter().find(|c| c.kind() == "name"))?
+    })
+}
+
+/// The declarations of one property or constant statement, one per element (`public $a, $b;`
+/// declares two, each marked `embedded`); `name_of` picks an element's name node.
+fn elements(
+    node: Node<'_>,
+    source: &[u8],
+    class: &str,
+    kind: Kind,
+    name_of: impl Fn(Node<'_>) -> Option<Node<'_>>,
+) -> Vec<Declaration> {
+    let names: Vec<Node<'_>> = children(node).into_iter().filter_map(name_of).collect();
+    let many = names.len() > 1;
+    names
         .into_iter()
-        .filter(|c| c.kind() == "const_element")
-        .collect();
-    let many = elements.len() > 1;
-    elements
-        .into_iter()
-        .filter_map(|e| {
-            let name_node = children(e).into_iter().find(|c| c.kind() == "name")?;
+        .map(|name_node| {
             let name = text(name_node, source);
-            let mut d = framed(
-                node,
-                source,
-                Kind::Constant,
-                name,
-                format!("{class}::{name}"),
-            );
+            let mut d = framed(node, source, kind, name, format!("{class}::{name}"));
             modifiers(node, source, &mut d);
             let ty = node.child_by_field_name("type");
             d.facts.insert(
@@ -302,7 +284,7 @@ fn constants(node: Node<'_>, source: &[u8], class: &str) -> Vec<Declaration> {
                 ty.map_or(String::new(), |t| squash(text(t, source))),
             );
             d.embedded = many;
-            Some(d)
+            d
         })
         .collect()
 }

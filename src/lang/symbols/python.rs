@@ -47,14 +47,7 @@ fn framed(
     let mut d = declaration(kind, name, symbol, start..outer.end_byte());
     d.attrs = outer.start_byte();
     d.core = def.start_byte();
-    let decorators: Vec<String> = children(outer)
-        .into_iter()
-        .filter(|c| c.kind() == "decorator")
-        .map(|c| squash(text(c, source)))
-        .collect();
-    if !decorators.is_empty() {
-        d.facts.insert("decorators", decorators.join(" "));
-    }
+    super::decorators_fact(outer, source, &mut d);
     d
 }
 

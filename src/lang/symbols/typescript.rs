@@ -97,14 +97,7 @@ fn framed(node: Node<'_>, source: &[u8], kind: Kind, name: &str, symbol: String)
         .find(|c| c.kind() != "decorator")
         .filter(|_| first == node)
         .map_or(node.start_byte(), |c| c.start_byte());
-    let decorators: Vec<String> = children(node)
-        .into_iter()
-        .filter(|c| c.kind() == "decorator")
-        .map(|c| squash(text(c, source)))
-        .collect();
-    if !decorators.is_empty() {
-        d.facts.insert("decorators", decorators.join(" "));
-    }
+    super::decorators_fact(node, source, &mut d);
     d
 }
 
