@@ -12,12 +12,23 @@ pub fn open(ws: &Workspace) -> Result<gix::Repository> {
     if ws.repo.is_none() {
         return Err(not_a_repository(&ws.cwd));
     }
-    let repo = gix::discover_with_environment_overrides(&ws.cwd)
-        .map_err(|e| git_error("opening the repository", &e))?;
+    let repo = discover(&ws.cwd).map_err(|e| git_error("opening the repository", &e))?;
     if repo.workdir().is_none() {
         return Err(bare());
     }
     Ok(repo)
+}
+
+/// Finds the repository of `dir` as git does: `GIT_DIR` / `GIT_WORK_TREE` /
+/// `GIT_INDEX_FILE` honoured, and `GIT_CEILING_DIRECTORIES` entries that do not contain
+/// `dir` ignored (gix would otherwise refuse them all).
+pub fn discover(dir: &Path) -> gix::Result<gix::Repository> {
+    let options = gix::discover::upwards::Options {
+        match_ceiling_dir_or_error: false,
+        ..Default::default()
+    };
+    gix::ThreadSafeRepository::discover_with_environment_overrides_opts(dir, options, |o, _| o)
+        .map(Into::into)
 }
 
 pub fn not_a_repository(cwd: &Path) -> Error {

@@ -19,7 +19,7 @@ use crate::error::{Code, Error, Result};
 /// Opens the repository of `cwd` as git would for a hook: `GIT_DIR`, `GIT_WORK_TREE` and
 /// `GIT_INDEX_FILE` (set by `git commit -a` and `git commit PATH`) are honoured.
 pub fn open(cwd: &Path) -> Result<gix::Repository> {
-    gix::discover_with_environment_overrides(cwd).map_err(|e| {
+    crate::git::repo::discover(cwd).map_err(|e| {
         Error::new(Code::Usage, "`git identedit hook` needs a git repository")
             .hint("Run it inside a git repository (or set GIT_DIR).")
             .detail("git_error", e.to_string())

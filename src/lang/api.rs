@@ -197,7 +197,7 @@ enum Mode {
 /// repository that holds `ws` (also from the scratch tree of `--cached`, which lives inside
 /// the git directory).
 fn configured_mode(ws: &Workspace) -> Mode {
-    let Ok(repo) = gix::discover_with_environment_overrides(&ws.root) else {
+    let Ok(repo) = crate::git::repo::discover(&ws.root) else {
         return Mode::Default;
     };
     let value = repo
