@@ -34,6 +34,7 @@ pub enum Code {
     ReceiptNotFound,
     ReceiptNotRecorded,
     Drifted,
+    NothingToUndo,
     HookRefused,
     HookConflict,
     InvalidRequest,
@@ -262,6 +263,13 @@ pub const CODES: &[CodeInfo] = &[
         "inspect_drifted_files",
         EXIT_REFUSED,
         "a file no longer has the bytes its receipt published",
+    ),
+    info(
+        Code::NothingToUndo,
+        "nothing_to_undo",
+        "none",
+        EXIT_REFUSED,
+        "the receipt recorded a write that failed, or it was already undone",
     ),
     info(
         Code::HookRefused,
@@ -510,6 +518,7 @@ mod tests {
             Code::NeedsChangeset,
             Code::ConfigUnsupported,
             Code::ApiChangeRefused,
+            Code::NothingToUndo,
         ];
         for code in all {
             assert!(

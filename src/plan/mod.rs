@@ -165,6 +165,8 @@ pub enum OpKind {
     Restore {
         content: std::sync::Arc<Vec<u8>>,
         expected: Option<Digest>,
+        /// A re-created file gets the executable bit (mode 100755).
+        executable: bool,
     },
     /// Set, append or delete the value at a config path of a JSON, YAML or TOML file.
     Config {

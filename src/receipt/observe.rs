@@ -70,10 +70,12 @@ pub fn scan(root: &Path, scope: &[String]) -> Scan {
         };
         for entry in listing.flatten() {
             let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_dir() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Directories, and the staging files of identedit transactions (ours and
+            // concurrent ones), are not changes of the work tree.
+            if meta.is_dir() || name.contains(".identedit-") {
                 continue;
             }
-            let name = entry.file_name().to_string_lossy().into_owned();
             let rel = if dir.is_empty() {
                 name
             } else {
@@ -109,6 +111,45 @@ pub fn compare(scope: Vec<String>, before: &Scan, after: &Scan, files: &[FileCha
         .filter(|c| !holds_published(c) || !changed_files.contains(&c.path.rel))
         .map(|c| c.path.rel.clone())
         .collect();
+    Observed {
+        method: "stat_scan".to_owned(),
+        scope,
+        changed_files,
+        extra_files,
+        mismatched_files,
+    }
+}
+
+/// What changed across a publish that failed and was rolled back: a plan file whose bytes
+/// (or absence) are back to its pre-image is not a change, whatever its stat data says (the
+/// rollback renamed it back); anything else that moved is.
+pub fn compare_rolled_back(
+    scope: Vec<String>,
+    before: &Scan,
+    after: &Scan,
+    files: &[FileChange],
+) -> Observed {
+    let restored = |rel: &str| {
+        files
+            .iter()
+            .find(|c| c.path.rel == rel)
+            .map(|c| match &c.before {
+                Some(snapshot) => std::fs::read(&c.path.abs)
+                    .is_ok_and(|bytes| Digest::of(&bytes) == snapshot.digest),
+                None => std::fs::symlink_metadata(&c.path.abs).is_err(),
+            })
+    };
+    let paths: BTreeSet<&String> = before.entries.keys().chain(after.entries.keys()).collect();
+    let changed_files: Vec<String> = paths
+        .into_iter()
+        .filter(|p| before.entries.get(*p) != after.entries.get(*p))
+        .filter(|p| restored(p) != Some(true))
+        .cloned()
+        .collect();
+    let (mismatched_files, extra_files) = changed_files
+        .iter()
+        .cloned()
+        .partition(|p| restored(p).is_some());
     Observed {
         method: "stat_scan".to_owned(),
         scope,

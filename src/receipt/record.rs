@@ -199,7 +199,7 @@ impl txn::Observer for Recorder {
                     .map_err(|e| unrecorded(e, files))
             }
             Err(failure) => {
-                let observed = observe::compare(scope, &before, &after, &[]);
+                let observed = observe::compare_rolled_back(scope, &before, &after, files);
                 let mut error = json!({"code": failure.code.as_str(), "message": failure.message});
                 if let Some(step) = failure.details.get("step") {
                     error["step"] = step.clone();

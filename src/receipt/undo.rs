@@ -18,13 +18,21 @@ pub fn plan(repo: &gix::Repository, root: &std::path::Path, stored: &Stored) -> 
     let receipt = &stored.receipt;
     if receipt.status != Status::Applied {
         return Err(Error::new(
-            Code::Drifted,
+            Code::NothingToUndo,
             format!(
                 "receipt {} recorded a write that failed and was rolled back: there is nothing to undo",
                 receipt.label
             ),
         )
         .detail("status", "failed"));
+    }
+    if let Some(by) = super::verify::undone_by_later(repo, stored)? {
+        return Err(Error::new(
+            Code::NothingToUndo,
+            format!("receipt {} was already undone by {by}", receipt.label),
+        )
+        .hint("`git identedit undo` of that undo re-applies it (a redo).")
+        .detail("undone_by", by));
     }
     let drifted: Vec<serde_json::Value> = receipt
         .files
@@ -88,6 +96,7 @@ fn reverse(
                 OpKind::Restore {
                     content,
                     expected: None,
+                    executable: file.mode_before.as_deref() == Some("100755"),
                 },
             )])
         }
@@ -95,7 +104,14 @@ fn reverse(
             let content = image(repo, stored, "before", from)?;
             let expected = published(file)?;
             Ok(vec![
-                op(&file.path, OpKind::Restore { content, expected }),
+                op(
+                    &file.path,
+                    OpKind::Restore {
+                        content,
+                        expected,
+                        executable: false,
+                    },
+                ),
                 op(
                     &file.path,
                     OpKind::Move {
@@ -117,7 +133,14 @@ fn reverse(
         (Action::Modified | Action::Unchanged, _, _) => {
             let content = image(repo, stored, "before", &file.path)?;
             let expected = published(file)?;
-            Ok(vec![op(&file.path, OpKind::Restore { content, expected })])
+            Ok(vec![op(
+                &file.path,
+                OpKind::Restore {
+                    content,
+                    expected,
+                    executable: false,
+                },
+            )])
         }
     }
 }

@@ -64,7 +64,8 @@ pub fn verify(
     for file in &receipt.files {
         if let Some(d) = digest_drift(repo, root, receipt, file) {
             drifted.push(d);
-        } else if let Some(problem) = syntax_problem(repo, stored, root, file)? {
+        }
+        if let Some(problem) = syntax_problem(repo, stored, root, file)? {
             if file.action == Action::Created && file.moved_from.is_none() {
                 unproven.push(problem);
             } else {
@@ -133,6 +134,12 @@ fn input_check(repo: &gix::Repository, stored: &Stored) -> Result<Check> {
             json!({"reason": "the receipt holds no input blob"}),
         ),
     })
+}
+
+/// The undo in force against `stored`, if a later receipt undid it.
+pub(crate) fn undone_by_later(repo: &gix::Repository, stored: &Stored) -> Result<Option<String>> {
+    let newer = later_receipts(repo, stored)?;
+    Ok(undone_by(&newer, &stored.commit.to_string()))
 }
 
 /// Failed when a later receipt undid this one and that undo is still in force (an undo is out

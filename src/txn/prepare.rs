@@ -129,8 +129,13 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         e.at(&first.origin.label())
             .detail("pointer", first.origin.pointer())
     };
-    if let Some((content, expected)) = restoring(plan, g) {
-        return restored(g, content, expected, budget).map_err(located);
+    if let Some(OpKind::Restore {
+        content,
+        expected,
+        executable,
+    }) = restoring(plan, g)
+    {
+        return restored(g, content, *expected, *executable, budget).map_err(located);
     }
     match &first.kind {
         OpKind::Create { content }
@@ -200,12 +205,12 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
     }
 }
 
-/// The bytes a `Restore` operation of the group puts back, and the file it expects.
-fn restoring<'p>(plan: &'p Plan, g: &Group) -> Option<(&'p Arc<Vec<u8>>, Option<Digest>)> {
-    g.ops.iter().find_map(|&i| match &plan.ops[i].kind {
-        OpKind::Restore { content, expected } => Some((content, *expected)),
-        _ => None,
-    })
+/// The `Restore` operation of the group, if it has one.
+fn restoring<'p>(plan: &'p Plan, g: &Group) -> Option<&'p OpKind> {
+    g.ops
+        .iter()
+        .map(|&i| &plan.ops[i].kind)
+        .find(|kind| matches!(kind, OpKind::Restore { .. }))
 }
 
 /// A file put back to exact bytes: replaced when it holds `expected`, created when `expected`
@@ -214,11 +219,17 @@ fn restored(
     g: &Group,
     content: &Arc<Vec<u8>>,
     expected: Option<Digest>,
+    executable: bool,
     budget: &Budget,
 ) -> Result<FileChange> {
     let Some(expected) = expected else {
         snapshot::check_absent(&g.path)?;
-        return created(g, content.to_vec(), budget);
+        let mut change = created(g, content.to_vec(), budget)?;
+        if executable {
+            use std::os::unix::fs::PermissionsExt;
+            change.new_permissions = Some(std::fs::Permissions::from_mode(0o755));
+        }
+        return Ok(change);
     };
     let before = snapshot::read_any(&g.path)?;
     if before.digest != expected {

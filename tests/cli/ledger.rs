@@ -243,7 +243,17 @@ fn a_failed_publish_is_recorded_as_failed() {
     let (rc, doc) = repo.json(&["verify"]);
     assert_eq!(rc, 1, "{doc}");
     let (rc, doc) = repo.json(&["undo"]);
-    assert_eq!((rc, code(&doc)), (1, "drifted"), "{doc}");
+    assert_eq!((rc, code(&doc)), (1, "nothing_to_undo"), "{doc}");
+    // The rolled-back file is not a change: nothing observed, nothing extra.
+    let (_, shown) = repo.json(&["show"]);
+    assert_eq!(
+        shown["receipt"]["observed"]["changed_files"],
+        serde_json::json!([])
+    );
+    assert_eq!(
+        shown["receipt"]["observed"]["extra_files"],
+        serde_json::json!([])
+    );
 }
 
 #[test]

@@ -193,7 +193,12 @@ fn task_labels_name_receipts_for_undo_and_verify() {
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(repo.text("b.py"), "y = 1\n");
     let (rc, doc) = repo.json(&["undo", "bump y"]);
-    assert_eq!((rc, code(&doc)), (1, "drifted"), "undone twice: {doc}");
+    assert_eq!(
+        (rc, code(&doc)),
+        (1, "nothing_to_undo"),
+        "undone twice: {doc}"
+    );
+    assert!(doc["error"]["details"]["undone_by"].is_string(), "{doc}");
     let (rc, doc) = repo.json(&["undo"]);
     assert_eq!(rc, 0, "redo of bump y: {doc}");
     let (rc, doc) = repo.json(&["undo"]);
@@ -201,4 +206,27 @@ fn task_labels_name_receipts_for_undo_and_verify() {
     assert_eq!(repo.text("b.py"), "y = 1\n");
     let (rc, doc) = repo.json(&["verify", "bump y"]);
     assert_eq!(rc, 1, "undone: {doc}");
+}
+
+/// Undoing a deletion re-creates the file with its mode: an executable stays executable.
+#[test]
+fn undo_of_a_deletion_keeps_the_executable_bit() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = repo_with(&[("run.sh", "#!/bin/sh\necho hi\n")]);
+    let script = repo.path().join("run.sh");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    git(repo.path(), &["add", "run.sh"]);
+    git(repo.path(), &["commit", "-q", "-m", "exec"]);
+    let plan = crate::common::plan(serde_json::json!({"deletes": [{"path": "run.sh"}]}));
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &plan);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(!repo.exists("run.sh"));
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{doc}");
+    let mode = std::fs::metadata(&script)
+        .expect("stat")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o755);
+    assert_eq!(git(repo.path(), &["status", "--porcelain"]), "");
 }
