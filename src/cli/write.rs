@@ -44,9 +44,53 @@ pub fn run_intent(
     if (flags.stage || flags.cached) && ws.repo.is_none() {
         return Err(crate::git::repo::not_a_repository(&ws.cwd));
     }
-    if flags.cached {
-        return cached(ws, plan, intent, options, flags);
+    let label = intent.label.clone();
+    let input_sha256 = crate::plan::Digest::of(&intent.input).to_hex();
+    let (mut report, recovered) = if flags.cached {
+        cached(ws, plan, intent, options, flags)?
+    } else {
+        work_tree(ws, plan, intent, options, flags)?
+    };
+    // The plan as the receipt names it: its label and the sha256 of the recorded input.
+    if let Some(Value::Object(named)) = report.json.get_mut("plan") {
+        named.insert("label".into(), label.into());
+        named.insert("sha256".into(), input_sha256.into());
     }
+    let line = receipt_line(report.json.get("receipt"));
+    if flags.diff {
+        report.note.push_str(&line);
+    } else {
+        report.text.push_str(&line);
+    }
+    Ok((report, recovered))
+}
+
+/// One line for text output: the receipt written, or why none was.
+fn receipt_line(receipt: Option<&Value>) -> String {
+    let Some(receipt) = receipt else {
+        return String::new();
+    };
+    let text = |key: &str| receipt[key].as_str().unwrap_or_default().to_owned();
+    if receipt["recorded"] == true {
+        let commit = text("commit");
+        format!(
+            "receipt {} {} (git identedit verify {0}; git identedit undo {0})\n",
+            commit.get(..12).unwrap_or(&commit),
+            text("label")
+        )
+    } else {
+        format!("no receipt recorded: {}\n", text("reason"))
+    }
+}
+
+/// A write to the work tree (and, with `--stage`, the index), recorded when in a repository.
+fn work_tree(
+    ws: &Workspace,
+    plan: &Plan,
+    intent: Intent,
+    options: txn::Options,
+    flags: &WriteFlags,
+) -> Result<(Report, Vec<Recovered>)> {
     let (outcome, receipt) = if ws.repo.is_none() {
         let outcome = txn::execute(ws, plan, options)?;
         let receipt = json!({"recorded": false, "reason": "not inside a git repository"});

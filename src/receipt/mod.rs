@@ -192,29 +192,28 @@ impl Receipt {
     }
 }
 
-/// A label as a ref name component: ASCII letters, digits, `-`, `_` and `.` kept, anything
-/// else turned into `-`, never starting with `.` or `-` nor ending in `.lock`.
+/// A label as one ref name component, injectively: ASCII letters, digits, `-` and `_` are
+/// kept, a `.` is kept after one of those (not first, not doubled, not in a final `.lock`),
+/// every other byte becomes `%XX`. Two labels never share a ref.
 pub fn ref_safe_label(label: &str) -> String {
-    let mut out: String = label
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    while out.contains("..") {
-        out = out.replace("..", ".");
+    if label.is_empty() {
+        return "%00".to_owned();
     }
-    let out = out.trim_start_matches(['.', '-']).to_owned();
-    let out = out.strip_suffix(".lock").map_or(out.clone(), str::to_owned);
-    if out.is_empty() {
-        "receipt".to_owned()
-    } else {
-        out
+    let bytes = label.as_bytes();
+    let mut out = String::with_capacity(label.len());
+    for (i, &b) in bytes.iter().enumerate() {
+        let plain = b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+        let dot_ok = b == b'.'
+            && i > 0
+            && (bytes[i - 1].is_ascii_alphanumeric() || matches!(bytes[i - 1], b'-' | b'_'))
+            && !label[i..].eq_ignore_ascii_case(".lock");
+        if plain || dot_ok {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
     }
+    out
 }
 
 #[cfg(test)]
@@ -224,8 +223,20 @@ mod tests {
     #[test]
     fn labels_become_valid_ref_components() {
         assert_eq!(ref_safe_label("plan-0123abcd"), "plan-0123abcd");
-        assert_eq!(ref_safe_label("fix: the bug/now"), "fix--the-bug-now");
-        assert_eq!(ref_safe_label("..x..y.lock"), "x.y");
-        assert_eq!(ref_safe_label("///"), "receipt");
+        assert_eq!(
+            ref_safe_label("fix: the bug/now"),
+            "fix%3A%20the%20bug%2Fnow"
+        );
+        assert_eq!(ref_safe_label("..x..y.lock"), "%2E%2Ex.%2Ey%2Elock");
+        assert_eq!(ref_safe_label("release.v2"), "release.v2");
+        assert_ne!(ref_safe_label("feat/x y"), ref_safe_label("feat-x-y"));
+        assert_eq!(ref_safe_label(""), "%00");
+        for label in ["a b", "a%20b", "a.b", "a%2Eb", "x/y", "x%2Fy"] {
+            let name = format!("refs/identedit/receipts/{}", ref_safe_label(label));
+            assert!(
+                gix::refs::FullName::try_from(name.as_str()).is_ok(),
+                "{name}"
+            );
+        }
     }
 }

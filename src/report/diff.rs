@@ -59,6 +59,14 @@ pub fn unified(old_path: &str, new_path: &str, old: Option<&[u8]>, new: Option<&
         return String::new();
     }
     let mut out = format!("diff --git a/{old_path} b/{new_path}\n");
+    // As git does: a NUL byte in the first 8000 bytes makes an image binary.
+    let binary = |bytes: &[u8]| bytes[..bytes.len().min(8000)].contains(&0);
+    if binary(old_bytes) || binary(new_bytes) {
+        let from = old.map_or("/dev/null".to_owned(), |_| format!("a/{old_path}"));
+        let to = new.map_or("/dev/null".to_owned(), |_| format!("b/{new_path}"));
+        let _ = writeln!(out, "Binary files {from} and {to} differ");
+        return out;
+    }
     match (old, new) {
         (None, _) => {
             let _ = write!(

@@ -576,3 +576,22 @@ fn verify_reports_residue_of_a_removed_symbol() {
     let (rc, doc) = repo.json(&["verify"]);
     assert_eq!(rc, 0, "fixed docs are clear: {doc}");
 }
+
+/// `show` prints binary images the way git does, never their bytes.
+#[test]
+fn show_says_binary_files_differ() {
+    let repo = Repo::new();
+    repo.write("b.bin", b"\x00\x01bin").commit();
+    let plan = crate::common::plan(serde_json::json!({"deletes": [{"path": "b.bin"}]}));
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &plan);
+    assert_eq!(rc, 0, "{doc}");
+    let (rc, shown) = repo.json(&["show"]);
+    assert_eq!(rc, 0, "{shown}");
+    assert_eq!(
+        shown["diff"],
+        "diff --git a/b.bin b/b.bin\nBinary files a/b.bin and /dev/null differ\n"
+    );
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.read("b.bin"), b"\x00\x01bin");
+}

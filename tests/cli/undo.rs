@@ -188,7 +188,7 @@ fn task_labels_name_receipts_for_undo_and_verify() {
     ]);
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(doc["receipt"]["label"], "bump y");
-    assert_eq!(doc["receipt"]["ref"], "refs/identedit/receipts/bump-y");
+    assert_eq!(doc["receipt"]["ref"], "refs/identedit/receipts/bump%20y");
     let (rc, doc) = repo.json(&["undo", "bump y"]);
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(repo.text("b.py"), "y = 1\n");
