@@ -35,6 +35,7 @@ pub enum Code {
     ReceiptNotRecorded,
     Drifted,
     NothingToUndo,
+    IndexMismatch,
     HookRefused,
     HookConflict,
     InvalidRequest,
@@ -270,6 +271,13 @@ pub const CODES: &[CodeInfo] = &[
         "none",
         EXIT_REFUSED,
         "the receipt recorded a write that failed, or it was already undone",
+    ),
+    info(
+        Code::IndexMismatch,
+        "index_mismatch",
+        "stage_or_stash_first",
+        EXIT_REFUSED,
+        "--stage: a file differs from its index entry, is not in the index, or (to create) is already there",
     ),
     info(
         Code::HookRefused,
@@ -519,6 +527,7 @@ mod tests {
             Code::ConfigUnsupported,
             Code::ApiChangeRefused,
             Code::NothingToUndo,
+            Code::IndexMismatch,
         ];
         for code in all {
             assert!(

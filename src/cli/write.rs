@@ -97,6 +97,9 @@ fn work_tree(
         (outcome, receipt)
     } else if options.dry_run {
         let outcome = txn::execute(ws, plan, options)?;
+        if flags.stage {
+            crate::git::index::check_matches(&crate::git::repo::open(ws)?, &outcome.files)?;
+        }
         let mut intent = intent;
         intent.acknowledged_api_changes =
             crate::receipt::record::acknowledged(&outcome.api_changes);

@@ -7,12 +7,52 @@ use std::os::unix::fs::PermissionsExt;
 use gix::index::entry::{Flags, Mode, Stage, Stat};
 
 use super::repo::git_error;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::target::workspace::Workspace;
 use crate::txn::change::{Action, FileChange};
 
 /// How often staging retries while another process holds `index.lock`.
 const LOCK_ATTEMPTS: usize = 50;
+
+/// Refuses, as `git apply --index` does, a plan whose files do not match the index: a file to
+/// change or delete must be in the index with exactly its current bytes (no unstaged work
+/// would be staged along), and a file to create must not be in the index.
+pub fn check_matches(repo: &gix::Repository, files: &[FileChange]) -> Result<()> {
+    let index = repo
+        .index_or_empty()
+        .map_err(|e| git_error("reading the index", &e))?;
+    let mut problems = Vec::new();
+    for change in files.iter().filter(|c| c.action != Action::Unchanged) {
+        let rel = change.path.rel.as_str();
+        let entry = index.entry_by_path_and_stage(rel.into(), Stage::Unconflicted);
+        let problem = match (&change.before, entry) {
+            (Some(_), None) => Some("is not in the index"),
+            (Some(before), Some(entry))
+                if super::ledger::blob_id(repo, &before.bytes) != Some(entry.id) =>
+            {
+                Some("does not match the index (it has unstaged changes)")
+            }
+            (None, Some(_)) => Some("already exists in the index"),
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            problems.push(serde_json::json!({"path": rel, "problem": problem}));
+        }
+    }
+    let Some(first) = problems.first() else {
+        return Ok(());
+    };
+    Err(Error::new(
+        Code::IndexMismatch,
+        format!(
+            "--stage refused: {} {}",
+            first["path"].as_str().unwrap_or_default(),
+            first["problem"].as_str().unwrap_or_default()
+        ),
+    )
+    .hint("Stage or stash those changes first, or run without --stage.")
+    .detail("files", problems))
+}
 
 /// Stages every written file of `files`.
 pub fn stage(ws: &Workspace, files: &[FileChange]) -> Result<()> {

@@ -183,9 +183,13 @@ impl txn::Observer for Recorder {
         }
     }
 
-    fn before_publish(&mut self, files: &[FileChange]) {
+    fn before_publish(&mut self, files: &[FileChange]) -> Result<()> {
+        if self.intent.staged {
+            crate::git::index::check_matches(&self.repo, files)?;
+        }
         self.scope = observe::scope(files);
         self.before = Some(observe::scan(&self.root, &self.scope));
+        Ok(())
     }
 
     fn after_publish(&mut self, files: &[FileChange], published: Result<(), &Error>) -> Result<()> {

@@ -50,7 +50,8 @@ pub struct Outcome {
 /// writer can touch the plan's files.
 pub trait Observer {
     /// The plan is proven and about to be published.
-    fn before_publish(&mut self, files: &[FileChange]);
+    /// An error refuses the plan: nothing is written.
+    fn before_publish(&mut self, files: &[FileChange]) -> Result<()>;
     /// Publishing ended: `Ok` when every file was written, `Err` when it failed and every file
     /// was restored. An error returned after a successful publish means the files stay
     /// written but unrecorded.
@@ -103,7 +104,7 @@ pub fn execute_observed(
         match observer {
             Some(observer) => {
                 observer.api_changes(&api_changes);
-                observer.before_publish(&files);
+                observer.before_publish(&files)?;
                 let published = publish::publish(&ws.journal_dir(), &writes, keys);
                 let recorded = observer.after_publish(&files, published.as_ref().copied());
                 published?;

@@ -230,3 +230,22 @@ fn undo_of_a_deletion_keeps_the_executable_bit() {
     assert_eq!(mode & 0o777, 0o755);
     assert_eq!(git(repo.path(), &["status", "--porcelain"]), "");
 }
+
+/// `--stage` refuses, as `git apply --index` does, a file with unstaged work or one that is not
+/// in the index; nothing is written or staged.
+#[test]
+fn stage_refuses_files_that_do_not_match_the_index() {
+    let repo = repo_with(&[("a.txt", "one\ntwo\n")]);
+    repo.write("a.txt", "one\ntwo\nunstaged\n");
+    repo.write("new.txt", "u1\n");
+    for file in ["a.txt", "new.txt"] {
+        let find = if file == "a.txt" { "two" } else { "u1" };
+        let (rc, doc) = repo.json(&["edit", file, "--find", find, "--replace", "X", "--stage"]);
+        assert_eq!((rc, code(&doc)), (1, "index_mismatch"), "{file}: {doc}");
+        assert_eq!(doc["error"]["details"]["files"][0]["path"], file);
+    }
+    assert_eq!(repo.text("a.txt"), "one\ntwo\nunstaged\n");
+    assert_eq!(repo.text("new.txt"), "u1\n");
+    assert_eq!(git(repo.path(), &["diff", "--cached", "--name-only"]), "");
+    assert_eq!(git(repo.path(), &["for-each-ref", "refs/identedit/"]), "");
+}
