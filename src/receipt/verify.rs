@@ -94,7 +94,7 @@ pub fn verify(
                "reason": (!unproven.is_empty()).then_some(
                    "a file the plan created does not parse (placeholder content?): it cannot be proven")}),
     ));
-    checks.push(scope_check(stored));
+    checks.push(scope_check(repo, stored)?);
     checks.push(residue_check(root, stored, accept_residue));
     let verdict = checks
         .iter()
@@ -261,23 +261,52 @@ fn residue_check(root: &std::path::Path, stored: &Stored, accept: Option<&str>) 
 }
 
 /// The observation recorded at publish time must show exactly the plan's files.
-fn scope_check(stored: &Stored) -> Check {
+///
+/// A file another identedit transaction wrote at the same moment (a concurrent agent working
+/// in the same directory) is accounted for by that transaction's own receipt, found among the
+/// receipts recorded just before or after this one; any other extra file fails the check.
+fn scope_check(repo: &gix::Repository, stored: &Stored) -> Result<Check> {
     let observed = &stored.receipt.observed;
     if stored.receipt.status != Status::Applied {
-        return Check::new("scope", Verdict::Passed, json!({"changed_files": []}));
+        return Ok(Check::new(
+            "scope",
+            Verdict::Passed,
+            json!({"changed_files": []}),
+        ));
     }
     if observed.method == "none" {
-        return Check::new(
+        return Ok(Check::new(
             "scope",
             Verdict::Incomplete,
             json!({"reason": "the write was not observed"}),
-        );
+        ));
     }
     let planned = stored.receipt.planned_paths();
-    let mut seen = observed.changed_files.clone();
+    let mut accounted = Vec::new();
+    let mut unexplained = Vec::new();
+    let neighbours = if observed.extra_files.is_empty() {
+        Vec::new()
+    } else {
+        neighbours(repo, stored)?
+    };
+    for extra in &observed.extra_files {
+        let by = neighbours
+            .iter()
+            .find(|n| n.receipt.files.iter().any(|f| &f.path == extra));
+        match by {
+            Some(n) => accounted.push(json!({"path": extra, "receipt": n.commit.to_string()})),
+            None => unexplained.push(extra.clone()),
+        }
+    }
+    let mut seen: Vec<String> = observed
+        .changed_files
+        .iter()
+        .filter(|p| !observed.extra_files.contains(p))
+        .cloned()
+        .collect();
     seen.sort();
-    let exact = observed.extra_files.is_empty() && observed.mismatched_files.is_empty();
-    Check::new(
+    let exact = unexplained.is_empty() && observed.mismatched_files.is_empty();
+    Ok(Check::new(
         "scope",
         if exact && seen == planned {
             Verdict::Passed
@@ -285,7 +314,25 @@ fn scope_check(stored: &Stored) -> Check {
             Verdict::Failed
         },
         json!({"method": observed.method, "planned": planned, "observed": seen,
-               "extra_files": observed.extra_files,
+               "extra_files": unexplained, "accounted_for": accounted,
                "mismatched_files": observed.mismatched_files}),
-    )
+    ))
+}
+
+/// How many receipts on each side of a receipt may account for its extra files.
+const NEIGHBOURS: usize = 64;
+
+/// The receipts recorded just after and just before `stored`.
+fn neighbours(repo: &gix::Repository, stored: &Stored) -> Result<Vec<Stored>> {
+    let mut out = later_receipts(repo, stored)?;
+    let keep = out.len().saturating_sub(NEIGHBOURS);
+    out.drain(..keep);
+    let mut next = stored.parent;
+    for _ in 0..NEIGHBOURS {
+        let Some(commit) = next else { break };
+        let older = store::load(repo, commit)?;
+        next = older.parent;
+        out.push(older);
+    }
+    Ok(out)
 }
