@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds git-identedit and runs it on the bundled example: a copy of examples/calc in a fresh
-# git repository, a dry run with its diff, the real apply, then the resulting `git status`.
+# git repository, a dry run with its diff, the real apply, the API guard, the receipts
+# (log, verify, undo), then the resulting `git status`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cargo build --release --quiet --manifest-path "$here/Cargo.toml"
@@ -16,7 +17,14 @@ echo "== git identedit apply plan.json --dry-run --diff"
 git identedit apply plan.json --dry-run --diff --format text
 echo "== git identedit apply plan.json"
 git identedit apply plan.json --format text
-echo "== a second, single edit with the agent-edit form"
-git identedit edit src/Calc.php --find='int $b): int' --replace='int $b = 0): int' --format text
+echo "== a second edit changes a public signature: refused unless acknowledged"
+git identedit edit src/Calc.php --find='int $b): int' --replace='int $b = 0): int' --format text || true
+git identedit edit src/Calc.php --find='int $b): int' --replace='int $b = 0): int' \
+    --allow-signature-change --task default-b --format text
+echo "== the ledger: every write is a receipt in git"
+git identedit log --format text
+git identedit verify default-b --format text
+echo "== undo the last edit (only while the file still holds what it published)"
+git identedit undo default-b --format text
 echo "== git status --short"
 git status --short

@@ -95,6 +95,8 @@ fn file_text(change: &FileChange, dry_run: bool) -> String {
         })
         .collect();
     let what = match change.action {
+        // A whole-file write (undo's restore, a move's overwrite) has no edit to count.
+        Action::Modified if change.edits.is_empty() => " (whole file)".to_owned(),
         Action::Modified | Action::Unchanged => format!(
             " ({replacements} replacement(s), line {})",
             lines.join(", ")
