@@ -28,6 +28,10 @@ pub struct WriteFlags {
     /// Label of the receipt (default: the plan's `target_id`, else `plan-<sha256 prefix>`).
     #[arg(long, value_name = "LABEL")]
     pub task: Option<String>,
+    /// agent-edit's receipt folder (`.agent-edit/receipts/<label>`): receipts live in git, so
+    /// only its last component is used, as the label when `--task` is not given.
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<String>,
 }
 
 impl WriteFlags {

@@ -173,6 +173,17 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
     (result, recovered)
 }
 
+/// The receipt a command names: its LABEL argument, or the last component of agent-edit's
+/// `--bundle=.agent-edit/receipts/<label>` (receipts live in git, not in a bundle folder).
+pub(crate) fn bundle_label(label: Option<&str>, bundle: Option<&str>) -> Option<String> {
+    let from_bundle = bundle.and_then(|b| {
+        std::path::Path::new(b.trim_end_matches('/'))
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    });
+    label.map(str::to_owned).or(from_bundle)
+}
+
 /// The command line as JSON: the recorded input of commands that take their plan as flags.
 pub(crate) fn command_line() -> Vec<u8> {
     let args: Vec<String> = std::env::args().skip(1).collect();

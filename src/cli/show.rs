@@ -12,11 +12,15 @@ use crate::target::workspace::Workspace;
 pub struct ShowArgs {
     /// Receipt label or commit id (default: the newest receipt).
     pub label: Option<String>,
+    /// agent-edit's form: a bundle path whose last component is the label.
+    #[arg(long, value_name = "PATH", conflicts_with = "label")]
+    pub bundle: Option<String>,
 }
 
 pub fn run(ws: &Workspace, args: &ShowArgs) -> Result<Report> {
     let repo = crate::git::repo::open(ws)?;
-    let stored = store::resolve(&repo, args.label.as_deref())?;
+    let name = super::bundle_label(args.label.as_deref(), args.bundle.as_deref());
+    let stored = store::resolve(&repo, name.as_deref())?;
     let mut diff = String::new();
     for file in &stored.receipt.files {
         diff.push_str(&file_diff(&repo, &stored, file)?);

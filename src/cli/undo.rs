@@ -15,13 +15,17 @@ use crate::txn::journal::Recovered;
 pub struct UndoArgs {
     /// Receipt label or commit id (default: the newest receipt).
     pub label: Option<String>,
+    /// agent-edit's form: a bundle path whose last component is the label.
+    #[arg(long, value_name = "PATH", conflicts_with = "label")]
+    pub bundle: Option<String>,
     #[command(flatten)]
     pub write: WriteFlags,
 }
 
 pub fn run(ws: &Workspace, args: &UndoArgs) -> Result<(Report, Vec<Recovered>)> {
     let repo = crate::git::repo::open(ws)?;
-    let stored = store::resolve(&repo, args.label.as_deref())?;
+    let name = super::bundle_label(args.label.as_deref(), args.bundle.as_deref());
+    let stored = store::resolve(&repo, name.as_deref())?;
     let plan = undo::plan(&repo, &ws.root, &stored)?;
     let target = Reference {
         receipt: stored.commit.to_string(),

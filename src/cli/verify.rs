@@ -16,6 +16,10 @@ pub const EXIT_INCOMPLETE: u8 = 3;
 pub struct VerifyArgs {
     /// Receipt label or commit id (default: the newest receipt).
     pub label: Option<String>,
+    /// agent-edit's form: a bundle path whose last component is the label
+    /// (`--bundle=.agent-edit/receipts/<label>`).
+    #[arg(long, value_name = "PATH", conflicts_with = "label")]
+    pub bundle: Option<String>,
     /// Accept open residue (mentions of removed symbols in documents and templates) for this
     /// reason: the verdict can then pass, and the reason is reported.
     #[arg(long, value_name = "REASON")]
@@ -24,7 +28,8 @@ pub struct VerifyArgs {
 
 pub fn run(ws: &Workspace, args: &VerifyArgs) -> Result<Report> {
     let repo = crate::git::repo::open(ws)?;
-    let stored = store::resolve(&repo, args.label.as_deref())?;
+    let name = super::bundle_label(args.label.as_deref(), args.bundle.as_deref());
+    let stored = store::resolve(&repo, name.as_deref())?;
     let accept = args.accept_residue.as_deref();
     let result = crate::receipt::verify::verify(&repo, &ws.root, &stored, accept)?;
     let verdict = json!(result.verdict);

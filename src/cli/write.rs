@@ -27,8 +27,8 @@ pub fn run(
 ) -> Result<(Report, Vec<Recovered>)> {
     let mut intent = Intent::for_plan(command, plan, input);
     intent.staged = flags.stage;
-    if let Some(task) = &flags.task {
-        intent.label = task.clone();
+    if let Some(label) = super::bundle_label(flags.task.as_deref(), flags.output_dir.as_deref()) {
+        intent.label = label;
     }
     run_intent(ws, plan, intent, options, flags)
 }

@@ -602,3 +602,25 @@ fn show_says_binary_files_differ() {
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(repo.read("b.bin"), b"\x00\x01bin");
 }
+
+/// agent-edit's documented forms: `apply --output-dir=.agent-edit/receipts/<label>`, then
+/// `verify --bundle=…` and `undo --bundle=…` name the receipt by the folder's last component.
+#[test]
+fn agent_edit_bundle_paths_name_receipts() {
+    let repo = repo_with(&[("src/Calc.php", "<?php\nreturn $a - $b;\n")]);
+    let plan = crate::common::plan(serde_json::json!({"target_id": "fix-add",
+        "edits": [{"path": "src/Calc.php", "find": "return $a - $b;", "replace": "return $a + $b;"}]}));
+    let (rc, doc) = repo.json_stdin(
+        &["apply", "-", "--output-dir=.agent-edit/receipts/fix-add"],
+        &plan,
+    );
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["receipt"]["label"], "fix-add");
+    let (rc, doc) = repo.json(&["verify", "--bundle=.agent-edit/receipts/fix-add"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["receipt"]["label"], "fix-add");
+    let (rc, doc) = repo.json(&["undo", "--bundle=.agent-edit/receipts/fix-add"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text("src/Calc.php"), "<?php\nreturn $a - $b;\n");
+    assert!(!repo.exists(".agent-edit"), "no bundle folder is written");
+}
