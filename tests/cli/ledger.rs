@@ -310,6 +310,14 @@ fn concurrent_writers_never_lose_a_receipt() {
     paths.sort();
     let expected: Vec<String> = (0..8).map(|i| format!("f{i}.py")).collect();
     assert_eq!(paths, expected, "every write has its receipt in the log");
+    // Writers take turns on the log: no receipt commit is orphaned by a lost race.
+    let fsck = std::process::Command::new("git")
+        .args(["fsck", "--dangling"])
+        .current_dir(repo.path())
+        .output()
+        .expect("fsck");
+    let report = String::from_utf8_lossy(&fsck.stdout);
+    assert!(!report.contains("dangling commit"), "{report}");
     // Writers racing in one directory see each other's files change; each such file is
     // accounted for by the other writer's receipt, so every receipt still verifies.
     for entry in log["receipts"].as_array().expect("receipts") {
