@@ -2,6 +2,7 @@
 
 mod apply;
 mod changeset;
+mod changeset_config;
 mod changeset_moves;
 mod common;
 mod concurrency;

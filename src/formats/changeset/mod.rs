@@ -168,8 +168,12 @@ fn record(
                         "expected_old_hash": n.hash,
                         "span_hint": {"start": n.span.start, "end": n.span.end}});
     }
-    if matches!(kind.as_str(), "file_start" | "file_end" | "file")
-        && target.get("expected_file_hash").is_none()
+    // File boundaries, whole files and config paths are bound to the file's full bytes:
+    // a config plan is only valid on the source it was built on (`--repair` cannot help).
+    if matches!(
+        kind.as_str(),
+        "file_start" | "file_end" | "file" | "config_path"
+    ) && target.get("expected_file_hash").is_none()
     {
         target["expected_file_hash"] = json!(sha256);
     }
