@@ -74,6 +74,13 @@ pub fn resolve_file(
         &mut out.splices,
         |i| matches!(&plan.ops[i].kind, OpKind::Symbol(e) if matches!(e.op, crate::plan::symbol::SymbolOp::AddUse(_))),
     );
+    crate::target::config::merge_creations(&path.rel, file.text, &mut out.splices, |i| match &plan
+        .ops[i]
+        .kind
+    {
+        OpKind::Config { config, .. } if config.create_missing => Some(config),
+        _ => None,
+    });
     match Error::combine(failures) {
         Some(error) => Err(error),
         None => Ok(out),

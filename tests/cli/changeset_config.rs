@@ -50,3 +50,62 @@ fn a_config_changeset_is_refused_once_the_file_changed() {
         CONFIG.replace("retries: 3", "retries: 7")
     );
 }
+
+/// Applies `request` through `edit --json` and `apply`, in both orders of its operations.
+fn both_orders(file: &str, input: &str, ops: [Value; 2], expected: &str) {
+    for ops in [ops.to_vec(), ops.iter().rev().cloned().collect()] {
+        let repo = Repo::new();
+        repo.write(file, input).commit();
+        let request = json!({"command": "edit", "file": file, "operations": ops});
+        let changeset = built(&repo, &request);
+        let (rc, doc) = apply(&repo, &changeset, &[]);
+        assert_eq!(rc, 0, "{doc}");
+        assert_eq!(repo.text(file), expected, "{file}");
+    }
+}
+
+fn create(path: &str, value: &str) -> Value {
+    config(
+        path,
+        json!({"type": "set", "new_text": value, "create_missing": true}),
+    )
+}
+
+/// Two new keys that sort to one insertion point (or share a new parent) are both created, in
+/// sorted order, whatever the order of the operations; a second write to one value is still
+/// refused (`config_paths_in_a_batch_request`).
+#[test]
+fn new_keys_at_one_insertion_point_are_all_created() {
+    let cargo = "[package]\nname = \"x\"\n\n[dependencies]\nanyhow = \"1\"\nserde = \"1\"\n";
+    both_orders(
+        "Cargo.toml",
+        cargo,
+        [
+            create("dependencies.regex", "\"1\""),
+            create("dependencies.rand", "\"0.8\""),
+        ],
+        "[package]\nname = \"x\"\n\n[dependencies]\nanyhow = \"1\"\nrand = \"0.8\"\nregex = \"1\"\nserde = \"1\"\n",
+    );
+    both_orders(
+        "Cargo.toml",
+        cargo,
+        [create("features.b", "[]"), create("features.a", "[\"b\"]")],
+        "[package]\nname = \"x\"\n\n[dependencies]\nanyhow = \"1\"\nserde = \"1\"\n\n[features]\na = [\"b\"]\nb = []\n",
+    );
+    both_orders(
+        "package.json",
+        "{\n  \"name\": \"x\",\n  \"dependencies\": {\n    \"react\": \"18\"\n  }\n}\n",
+        [
+            create("dependencies.zzz", "\"1\""),
+            create("dependencies.zod", "\"3\""),
+        ],
+        "{\n  \"name\": \"x\",\n  \"dependencies\": {\n    \"react\": \"18\",\n    \"zod\": \"3\",\n    \"zzz\": \"1\"\n  }\n}\n",
+    );
+    both_orders(
+        "config.yaml",
+        CONFIG,
+        [create("service.b", "2"), create("service.a", "true")],
+        // The map's keys are sorted: the new ones go first.
+        &CONFIG.replace("service:\n", "service:\n  a: true\n  b: 2\n"),
+    );
+}

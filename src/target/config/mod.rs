@@ -228,6 +228,76 @@ pub fn splices(rel: &str, source: &str, op: &ConfigOp, index: usize) -> Result<V
         .collect())
 }
 
+/// Merges the insertions that several config creations put at one point of `rel` (new keys
+/// that sort to the same place in one map, or keys of one new table): the creations are
+/// performed one after the other on `source`, in path order (so the result does not depend
+/// on the order of the operations, and a parent one creates is reused by the next), and when
+/// the result is `source` with one text inserted at that point, that text replaces their
+/// splices (attributed to the first operation). Otherwise the splices stay as they are and
+/// the engine refuses them as overlapping. `creation(op)` is the op's config operation when
+/// it creates keys.
+pub fn merge_creations<'p>(
+    rel: &str,
+    source: &str,
+    splices: &mut Vec<Splice>,
+    creation: impl Fn(usize) -> Option<&'p ConfigOp>,
+) {
+    let mut i = 0;
+    while i < splices.len() {
+        let at = splices[i].range.clone();
+        let first = splices[i].op;
+        if !at.is_empty() || creation(first).is_none() {
+            i += 1;
+            continue;
+        }
+        let same: Vec<usize> = (i + 1..splices.len())
+            .filter(|&j| {
+                let op = splices[j].op;
+                splices[j].range == at && op != first && creation(op).is_some()
+            })
+            .collect();
+        let mut ops: Vec<(&ConfigOp, usize)> = std::iter::once(first)
+            .chain(same.iter().map(|&j| splices[j].op))
+            .filter_map(|op| creation(op).map(|c| (c, op)))
+            .collect();
+        ops.sort_by(|a, b| (&a.0.path, a.1).cmp(&(&b.0.path, b.1)));
+        let merged = match same.is_empty() {
+            true => None,
+            false => created_in_sequence(rel, source, at.start, &ops),
+        };
+        if let Some(text) = merged {
+            splices[i].text = text;
+            splices[i].op = ops.iter().map(|(_, op)| *op).min().unwrap_or(first);
+            for j in same.into_iter().rev() {
+                splices.remove(j);
+            }
+        }
+        i += 1;
+    }
+}
+
+/// The text the creations `ops` insert at `at` of `source` when performed in sequence, if
+/// that is all they change.
+fn created_in_sequence(
+    rel: &str,
+    source: &str,
+    at: usize,
+    ops: &[(&ConfigOp, usize)],
+) -> Option<String> {
+    let format = Format::of(rel)?;
+    let mut text = source.to_owned();
+    for (op, _) in ops {
+        let request = Request::from_op(op).ok()?;
+        let edits = plan(format, &text, &request).ok()?;
+        text = apply(&text, &edits);
+    }
+    let (head, tail) = source.split_at(at);
+    let inserted_len = text.len().checked_sub(source.len())?;
+    let fits = text.starts_with(head) && text.ends_with(tail);
+    fits.then(|| text.get(at..at + inserted_len).map(str::to_owned))
+        .flatten()
+}
+
 /// Applies sorted, disjoint edits.
 pub fn apply(source: &str, edits: &[Edit]) -> String {
     let mut out = String::with_capacity(source.len());
