@@ -109,3 +109,30 @@ fn new_keys_at_one_insertion_point_are_all_created() {
         &CONFIG.replace("service:\n", "service:\n  a: true\n  b: 2\n"),
     );
 }
+
+/// The seed's preview command, `apply --dry-run --diff --color never`, works as written;
+/// `--color` is global (before or after the subcommand), never colours, and refuses a bad value.
+#[test]
+fn color_is_accepted_everywhere_and_never_colours() {
+    let repo = Repo::new();
+    repo.write("config.yaml", CONFIG).commit();
+    let request = json!({"command": "edit", "file": "config.yaml", "operations": [
+        config("service.retries", json!({"type": "set", "new_text": "7"}))]});
+    let changeset = built(&repo, &request);
+    for args in [
+        &["apply", "--dry-run", "--diff", "--color", "never", "-"][..],
+        &["--color", "always", "apply", "--dry-run", "--diff", "-"],
+        &["apply", "--dry-run", "--diff", "--color=auto", "-"],
+    ] {
+        let out = repo.run_stdin(args, &changeset.to_string());
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        let diff = String::from_utf8_lossy(&out.stdout);
+        assert!(diff.contains("-  retries: 3\n+  retries: 7\n"), "{diff}");
+        assert!(!diff.contains('\u{1b}'), "coloured: {diff}");
+    }
+    let (rc, doc) = repo.json(&["read", "--color", "never", "--json", "config.yaml"]);
+    assert_eq!(rc, 0, "{doc}");
+    let (rc, doc) = repo.json(&["log", "--color", "sometimes"]);
+    assert_eq!((rc, code(&doc)), (2, "usage"), "{doc}");
+    assert_eq!(repo.text("config.yaml"), CONFIG);
+}
