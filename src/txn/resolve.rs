@@ -26,6 +26,9 @@ pub struct OpMatch {
     /// What a structure target resolved to (`qualified_name`), for reports.
     pub target: Option<String>,
     pub node: Option<NodeFacts>,
+    /// The structure boundary an insertion beside a structure is tied to (its extent's start
+    /// for `insert_before`, its end for `insert_after` and moves after it), for conflicts.
+    pub anchor: Option<usize>,
 }
 
 /// Every splice of one file, how each operation matched, and the source's parse if one was
@@ -46,6 +49,7 @@ fn matched(op: usize, matched_by: &'static str) -> OpMatch {
         repaired: Vec::new(),
         target: None,
         node: None,
+        anchor: None,
     }
 }
 
@@ -224,8 +228,14 @@ fn targeted(
             let source = source_tree(&mut out.source, path, text.as_bytes())?;
             let (item, how_found) = node::find(&source.items, target, text, &path.rel)?;
             let extent = item.extent(&source.tree, text.as_bytes());
-            let (splice, regex_replacements) = node::splice(item, extent, action, text, i)?;
+            let (splice, regex_replacements) = node::splice(item, extent.clone(), action, text, i)?;
             let mut how = matched(i, how_found);
+            how.anchor = match action {
+                NodeOp::InsertBefore(_) => Some(extent.start),
+                NodeOp::InsertAfter(_) => Some(extent.end),
+                NodeOp::MoveIn(m) => Some(if m.after { extent.end } else { extent.start }),
+                _ => None,
+            };
             how.regex_replacements = regex_replacements;
             how.target = Some(item.qualified_name.clone());
             how.node = Some(NodeFacts {

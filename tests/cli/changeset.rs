@@ -431,6 +431,17 @@ fn conflicts_name_both_operations_whatever_their_order() {
             json!({"target": node(&f), "op": {"type": "replace", "new_text": "def f():\n    pass"}}),
             json!({"target": node(&f), "op": {"type": "insert_before", "new_text": "import os"}}),
         ),
+        // The insertion lands after the line break, but it is tied to the structure's end.
+        (
+            "m.py",
+            json!({"target": node(&f), "op": {"type": "replace", "new_text": "def f():\n    pass"}}),
+            json!({"target": node(&f), "op": {"type": "insert_after", "new_text": "x = 1\n"}}),
+        ),
+        (
+            "m.py",
+            json!({"target": node(&f), "op": {"type": "scoped_regex", "pattern": "1", "replacement": "2"}}),
+            json!({"target": node(&f), "op": {"type": "insert_after", "new_text": "x = 1\n"}}),
+        ),
     ];
     for (file, x, y) in pairs {
         let run = |ops: Value| {
