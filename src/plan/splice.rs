@@ -62,11 +62,11 @@ pub fn touching(splices: &[Splice]) -> Result<(), Overlap> {
     Ok(())
 }
 
-/// The same rule for insertions beside a structure, by the structure's boundary (`anchors`:
-/// operation, boundary) rather than by where the inserted text lands (after the line break
-/// when the structure has its own lines): a rewrite by another operation that reaches the
-/// boundary (replace, delete or regex of that structure, or of one ending or starting there)
-/// conflicts with it. Reported for the first boundary in the file, so not by input order.
+/// The same rule for insertions beside a structure or lines, by the boundary they are tied to
+/// (`anchors`: operation, boundary) rather than by where the inserted text lands (after the
+/// line break when the structure has its own lines): a rewrite by another operation that
+/// reaches the boundary (replace, delete or regex of that structure, or the source half of a
+/// move whose destination is one of its own lines) conflicts with it. Reported for the first boundary in the file, so not by input order.
 pub fn anchored(splices: &[Splice], anchors: &[(usize, usize)]) -> Result<(), Overlap> {
     let mut anchors = anchors.to_vec();
     anchors.sort_by_key(|&(op, at)| (at, op));

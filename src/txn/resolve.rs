@@ -191,6 +191,7 @@ fn targeted(
             let r = anchor::resolve(text, start, end.as_ref(), action, repair, &path.rel, i)?;
             let mut how = matched(i, r.matched_by);
             how.repaired = r.repaired;
+            how.anchor = r.anchor;
             Ok((r.splices, how))
         }
         Target::FileStart | Target::FileEnd => {
