@@ -217,6 +217,8 @@ fn tampered(message: impl Into<String>) -> Error {
 pub struct Loaded {
     pub doc: Map<String, Value>,
     pub compiled: Compiled,
+    /// `apply --repair`: line ranges are taken from the current content.
+    pub repair: bool,
 }
 
 /// Checks a changeset's version and digest and compiles its operations (paths from the
@@ -265,7 +267,11 @@ pub fn load(mut doc: Map<String, Value>, input: &[u8], repair: bool) -> Result<L
     };
     let mut compiled = request::compile(&request, ctx, DIALECT)?;
     compiled.plan.input_sha256 = Some(Digest::of(input));
-    Ok(Loaded { doc, compiled })
+    Ok(Loaded {
+        doc,
+        compiled,
+        repair,
+    })
 }
 
 /// What `apply` proved about a changeset beyond the engine's own checks.
@@ -280,7 +286,8 @@ pub struct Verified {
 /// Rebuilds every preview on the current files (the engine's dry run of the changeset's plan)
 /// and compares it with the recorded one. When every file still has the bytes the changeset
 /// was built on, previews must be identical; otherwise the captured text and the new text
-/// must be, and positions are refreshed.
+/// must be, and positions are refreshed; with `--repair`, a line range may also have captured
+/// other text (its inner lines changed) as long as it writes the same.
 pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
     let facts = preview::Facts::new(outcome);
     let unchanged = loaded.doc.get("files_read") == Some(&facts.files_read());
@@ -298,6 +305,16 @@ pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
             match preview::compare(&recorded["preview"], &fresh) {
                 preview::Comparison::Same => {}
                 preview::Comparison::Moved if !unchanged => refreshed.push(pointer.clone()),
+                // `--repair` refreshes a line range whose anchors still hold (possibly
+                // remapped) from the current content: only the text written must agree.
+                preview::Comparison::Different
+                    if !unchanged
+                        && loaded.repair
+                        && recorded["target"]["type"] == "line"
+                        && preview::same_intent(&recorded["preview"], &fresh) =>
+                {
+                    refreshed.push(pointer.clone())
+                }
                 preview::Comparison::Different if !unchanged => {
                     return Err(at(Error::new(
                         Code::PreconditionFailed,
