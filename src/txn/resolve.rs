@@ -163,7 +163,9 @@ fn resolve_op(
             check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
             let splices = crate::target::config::splices(&path.rel, text, config, i)
                 .map_err(|e| located(e.at(&label)))?;
-            out.structural = true;
+            // The config layer parses its result itself (JSONC tolerantly): the gate only
+            // must not see new errors in files tree-sitter reads with errors (trailing commas).
+            out.structural |= !crate::target::config::tolerant(&path.rel);
             let mut how = matched(i, "config_path");
             how.target = Some(config.path.clone());
             out.matches.push(how);

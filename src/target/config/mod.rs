@@ -12,6 +12,7 @@
 
 mod flow;
 mod json;
+mod jsonc;
 pub mod path;
 mod text;
 mod toml;
@@ -38,13 +39,18 @@ pub use path::{ConfigPath, Segment};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Json,
+    /// JSON with comments and trailing commas (`*.jsonc`, `tsconfig*.json`, `.vscode/*.json`…).
+    Jsonc,
     Yaml,
     Toml,
 }
 
 impl Format {
-    /// `.json` / `.jsonc`, `.yaml` / `.yml`, `.toml` (any case).
+    /// `.json` / `.jsonc`, `.yaml` / `.yml`, `.toml` (any case); JSONC by [`jsonc::is_jsonc`].
     pub fn of(path: &str) -> Option<Format> {
+        if jsonc::is_jsonc(path) {
+            return Some(Format::Jsonc);
+        }
         let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
         match ext.as_str() {
             "json" | "jsonc" => Some(Format::Json),
@@ -54,9 +60,17 @@ impl Format {
         }
     }
 
+    /// The text the parser sees: JSONC with its trailing commas masked (offsets unchanged).
+    fn view(self, text: &str) -> std::borrow::Cow<'_, str> {
+        match self {
+            Format::Jsonc => jsonc::mask_trailing_commas(text).into(),
+            _ => text.into(),
+        }
+    }
+
     fn sample_name(self) -> &'static str {
         match self {
-            Format::Json => "x.json",
+            Format::Json | Format::Jsonc => "x.json",
             Format::Yaml => "x.yaml",
             Format::Toml => "x.toml",
         }
@@ -176,7 +190,8 @@ pub fn plan(format: Format, source: &str, request: &Request) -> Result<Vec<Edit>
     };
     let provider = provider_for(format.sample_name())
         .ok_or_else(|| Error::internal("config formats have syntax providers"))?;
-    let tree = parse(provider, source.as_bytes(), None)?;
+    let view = format.view(source);
+    let tree = parse(provider, view.as_bytes(), None)?;
     if tree.root_node().has_error()
         || (format == Format::Toml && toml::semantic_error(source).is_some())
     {
@@ -184,9 +199,9 @@ pub fn plan(format: Format, source: &str, request: &Request) -> Result<Vec<Edit>
             .hint("The file does not parse as it is; repair it with a line or text edit first."));
     }
     let edits = match format {
-        Format::Json => json::plan(source, &tree, &job)?,
-        Format::Yaml => yaml::plan(source, &tree, &job)?,
-        Format::Toml => toml::plan(source, &tree, &job)?,
+        Format::Json | Format::Jsonc => json::plan(&view, &tree, &job)?,
+        Format::Yaml => yaml::plan(&view, &tree, &job)?,
+        Format::Toml => toml::plan(&view, &tree, &job)?,
     };
     let endings = Endings::of(source);
     let mut edits: Vec<Edit> = edits
@@ -298,6 +313,12 @@ fn created_in_sequence(
         .flatten()
 }
 
+/// Whether `rel` is a config file whose valid content tree-sitter may read with errors (JSONC
+/// with trailing commas): its config results are checked here, not held to a clean parse.
+pub fn tolerant(rel: &str) -> bool {
+    Format::of(rel) == Some(Format::Jsonc)
+}
+
 /// Applies sorted, disjoint edits.
 pub fn apply(source: &str, edits: &[Edit]) -> String {
     let mut out = String::with_capacity(source.len());
@@ -316,7 +337,7 @@ pub fn apply(source: &str, edits: &[Edit]) -> String {
 pub fn check_result(format: Format, after: &str) -> Result<()> {
     let provider = provider_for(format.sample_name())
         .ok_or_else(|| Error::internal("config formats have syntax providers"))?;
-    let tree = parse(provider, after.as_bytes(), None)?;
+    let tree = parse(provider, format.view(after).as_bytes(), None)?;
     let semantic = match format {
         Format::Toml => toml::semantic_error(after),
         _ => None,
