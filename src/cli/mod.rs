@@ -147,6 +147,7 @@ impl Command {
             Command::Patch(a) => a.json,
             Command::Read(a) => a.json,
             Command::Log(a) => a.json,
+            Command::Apply(a) => a.json,
             _ => false,
         }
     }

@@ -63,7 +63,7 @@ pub fn route(
             Code::PlanUnsupported,
             "this changeset was not built by this build's `edit --json` (no `type`, `digest` or previews to re-prove)",
         )
-        .hint("Rebuild it from the edit request with `git identedit edit --json`."))),
+        .hint("Rebuild it from its edit request: `git identedit edit --json < request.json > changeset.json`, then `git identedit apply changeset.json`."))),
         changeset::Kind::Other => None,
     }
 }

@@ -16,6 +16,7 @@ mod languages;
 mod ledger;
 mod output;
 mod precommit_framework;
+mod public_shapes;
 mod scenarios;
 mod scope;
 mod symbols;
