@@ -77,7 +77,7 @@ fn apply(
 ) -> Result<(Report, Vec<Recovered>)> {
     let mut loaded = changeset::load(doc, input, args.repair)?;
     loaded.compiled.plan.label = args.write.task.clone();
-    loaded.compiled.plan.allow_signature_change = args.allow_signature_change;
+    loaded.compiled.plan.allow_signature_change |= args.allow_signature_change;
     files::check_entries(ws, &loaded.compiled, PathBase::Root)?;
     let plan = &loaded.compiled.plan;
     let options = args.write.options();

@@ -159,6 +159,12 @@ fn file_moves_chain_in_any_order_and_never_replace_a_file() {
     let onto = json!({"command": "edit", "files": [rename("a.txt", "c.txt")]});
     let doc = refused(&repo, &["edit", "--json"], &onto.to_string());
     assert_eq!(code(&doc), "target_exists", "{doc}");
+    // `--overwrite` does not apply to edit requests: the hint does not offer it.
+    let hint = doc["error"]["hint"].as_str().expect("hint");
+    assert!(
+        hint.contains("never replace") && !hint.contains("pass --overwrite"),
+        "{hint}"
+    );
     let mixed = json!({"command": "edit", "file": "a.txt", "operations": [
         {"target": {"type": "file"}, "op": {"type": "move", "to": "d.txt"}},
         {"target": {"type": "file_end"}, "op": {"type": "insert", "new_text": "x\n"}}]});

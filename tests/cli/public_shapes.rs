@@ -81,3 +81,33 @@ fn apply_json_takes_the_wrapped_changeset_on_stdin() {
         "{hint}"
     );
 }
+
+/// `edit --json --allow-signature-change` is recorded in the changeset (under its digest) and
+/// honoured by `apply` without repeating it; without it, `apply` refuses the API change.
+#[test]
+fn the_api_acknowledgement_travels_with_the_changeset() {
+    let repo = Repo::new();
+    repo.write("src/a.py", PY).commit();
+    let request = json!({"command": "edit", "file": "src/a.py", "operations": [
+        {"target": {"type": "symbol", "name": "beta"}, "op": {"type": "delete"}}]});
+    let (rc, doc) = repo.json_stdin(&["edit", "--json"], &request.to_string());
+    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+    let out = repo.run_stdin(
+        &["edit", "--json", "--allow-signature-change"],
+        &request.to_string(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let acknowledged: Value = serde_json::from_slice(&out.stdout).expect("changeset");
+    assert_eq!(acknowledged["allow_signature_change"], true);
+    let mut forged = acknowledged.clone();
+    forged
+        .as_object_mut()
+        .expect("object")
+        .shift_remove("allow_signature_change");
+    let (rc, doc) = crate::changeset::apply(&repo, &forged, &[]);
+    assert_eq!((rc, code(&doc)), (2, "changeset_tampered"), "{doc}");
+    assert_eq!(repo.text("src/a.py"), PY);
+    let (rc, doc) = crate::changeset::apply(&repo, &acknowledged, &[]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text("src/a.py"), "def alpha():\n    return 1\n\n");
+}

@@ -140,6 +140,11 @@ pub fn build(
         "files_read": facts.files_read(),
         "files": files,
     });
+    // The acknowledgement of API changes given to `edit` travels with the changeset (under
+    // its digest), so `apply` honours it without repeating it.
+    if compiled.plan.allow_signature_change {
+        doc["allow_signature_change"] = json!(true);
+    }
     doc["digest"] = json!(canonical_digest(&doc).to_hex());
     Ok(doc)
 }
@@ -267,6 +272,8 @@ pub fn load(mut doc: Map<String, Value>, input: &[u8], repair: bool) -> Result<L
     };
     let mut compiled = request::compile(&request, ctx, DIALECT)?;
     compiled.plan.input_sha256 = Some(Digest::of(input));
+    compiled.plan.allow_signature_change =
+        doc.get("allow_signature_change") == Some(&Value::Bool(true));
     Ok(Loaded {
         doc,
         compiled,
