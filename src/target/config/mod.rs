@@ -13,6 +13,7 @@
 mod flow;
 mod json;
 mod jsonc;
+mod number;
 pub mod path;
 mod text;
 mod toml;
@@ -198,11 +199,12 @@ pub fn plan(format: Format, source: &str, request: &Request) -> Result<Vec<Edit>
         return Err(parse_failure(&tree, "source", None)
             .hint("The file does not parse as it is; repair it with a line or text edit first."));
     }
-    let edits = match format {
-        Format::Json | Format::Jsonc => json::plan(&view, &tree, &job)?,
-        Format::Yaml => yaml::plan(&view, &tree, &job)?,
-        Format::Toml => toml::plan(&view, &tree, &job)?,
-    };
+    let raw = job.payload.as_ref().map_or("", |p| p.raw);
+    let edits = number::given(raw, || match format {
+        Format::Json | Format::Jsonc => json::plan(&view, &tree, &job),
+        Format::Yaml => yaml::plan(&view, &tree, &job),
+        Format::Toml => toml::plan(&view, &tree, &job),
+    })?;
     let endings = Endings::of(source);
     let mut edits: Vec<Edit> = edits
         .into_iter()
