@@ -394,8 +394,8 @@ pub(crate) fn duplicate(path: &ConfigPath, depth: usize) -> Error {
 /// A path that names something of the wrong kind (a key of a number, an index of a map...).
 pub(crate) fn mismatch(path: &ConfigPath, depth: usize, found: &str) -> Error {
     let segment = match &path.0[depth] {
-        Segment::Key(_) => "a key",
-        Segment::Index(_) => "an index",
+        Segment::Key(k) => format!("key `{k}`"),
+        Segment::Index(n) => format!("index [{n}]"),
     };
     Error::new(
         Code::TargetMissing,
