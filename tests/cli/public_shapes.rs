@@ -111,3 +111,41 @@ fn the_api_acknowledgement_travels_with_the_changeset() {
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(repo.text("src/a.py"), "def alpha():\n    return 1\n\n");
 }
+
+/// Error types of the public contract: a name glob that does not compile is a malformed
+/// selector (`plan_malformed`, `reason: invalid_selector`), not a missing target; glob classes
+/// work.
+#[test]
+fn a_bad_selector_glob_is_malformed_and_classes_match() {
+    let repo = Repo::new();
+    repo.write("src/a.py", PY).commit();
+    let request = |name: &str| {
+        json!({"command": "edit", "file": "src/a.py", "operations": [
+            {"target": {"type": "selector", "kind": "function_definition", "name": name},
+             "op": {"type": "replace", "new_text": "def beta():\n    return 3"}}]})
+    };
+    let (rc, doc) = repo.json_stdin(&["edit", "--json"], &request("[bad").to_string());
+    assert_eq!((rc, code(&doc)), (2, "plan_malformed"), "{doc}");
+    assert_eq!(
+        doc["error"]["details"]["reason"], "invalid_selector",
+        "{doc}"
+    );
+    assert_eq!(
+        doc["error"]["request_pointers"],
+        json!(["/operations/0"]),
+        "{doc}"
+    );
+    let (rc, doc) = repo.json(&[
+        "read",
+        "--json",
+        "--kind",
+        "function_definition",
+        "--name",
+        "[bad",
+        "src/a.py",
+    ]);
+    assert_eq!((rc, code(&doc)), (2, "plan_malformed"), "{doc}");
+    let (rc, doc) = repo.json_stdin(&["edit", "--json"], &request("[b]et?").to_string());
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text("src/a.py"), PY, "edit --json builds only");
+}
