@@ -37,6 +37,7 @@ impl WriteFlags {
             allow_syntax_errors: self.allow_syntax_errors,
             exact: false,
             overwrite: false,
+            build_only: false,
         }
     }
 }

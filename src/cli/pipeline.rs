@@ -25,8 +25,10 @@ pub fn build(
     let mut compiled = request::parse(input)?;
     compiled.plan.allow_signature_change = allow_signature_change;
     files::check_entries(ws, &compiled, PathBase::Cwd)?;
+    // `edit` only builds: a result that would not parse is refused by `apply`, not here.
     let dry = Options {
         dry_run: true,
+        build_only: true,
         ..options
     };
     let outcome =

@@ -386,7 +386,13 @@ fn prepare_edits(
         return Ok(unchanged);
     }
     config_result(plan, g, &after)?;
-    let rules = Rules::new(structural, options.allow_syntax_errors);
+    // Building only (`edit --json`): the final parse of files with structure targets is the
+    // commit's; files with text edits only keep the gate's rule.
+    let deferred = structural && options.build_only;
+    let rules = Rules::new(
+        structural && !deferred,
+        options.allow_syntax_errors || deferred,
+    );
     let syntax = gate::check(
         &g.path.rel,
         Some((&before.bytes, source.as_ref())),

@@ -149,3 +149,25 @@ fn a_bad_selector_glob_is_malformed_and_classes_match() {
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(repo.text("src/a.py"), PY, "edit --json builds only");
 }
+
+/// The seed: "`edit` only builds a plan, without this check" (the final parse of files with
+/// structure targets). The changeset is built; `apply` refuses it with `parse_failure`
+/// (`stage: proposed_result`) and writes nothing.
+#[test]
+fn edit_builds_a_node_edit_whose_result_would_not_parse_and_apply_refuses_it() {
+    let repo = Repo::new();
+    repo.write("src/a.py", PY).commit();
+    let request = json!({"command": "edit", "file": "src/a.py", "operations": [
+        {"target": {"type": "symbol", "name": "beta"},
+         "op": {"type": "replace", "new_text": "def beta(:\n    return 2"}}]});
+    let changeset = built(&repo, &request);
+    for extra in [&["--dry-run"][..], &[]] {
+        let (rc, doc) = crate::changeset::apply(&repo, &changeset, extra);
+        assert_eq!((rc, code(&doc)), (1, "parse_failure"), "{doc}");
+        assert_eq!(
+            doc["error"]["request_pointers"],
+            json!(["/files/0/operations/0"])
+        );
+    }
+    assert_eq!(repo.text("src/a.py"), PY);
+}
