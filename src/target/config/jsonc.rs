@@ -38,6 +38,28 @@ pub fn mask_trailing_commas(src: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| src.to_owned())
 }
 
+/// After the last entry of a container was deleted on the masked view: when that entry had
+/// a trailing comma in the file (removed with its lines), the comma the view's deletion also
+/// took from the entry before it stays, so the container keeps its trailing-comma style.
+pub fn keep_trailing_comma(source: &str, view: &str, edits: &mut Vec<super::Edit>) {
+    let masked = |range: &std::ops::Range<usize>| {
+        (range.start..range.end).any(|i| {
+            source.as_bytes().get(i) == Some(&b',') && view.as_bytes().get(i) == Some(&b' ')
+        })
+    };
+    let ranges: Vec<std::ops::Range<usize>> = edits
+        .iter()
+        .filter(|e| e.text.is_empty())
+        .map(|e| e.range.clone())
+        .collect();
+    edits.retain(|e| {
+        let lone_comma = e.text.is_empty()
+            && e.range.len() == 1
+            && source.as_bytes().get(e.range.start) == Some(&b',');
+        !(lone_comma && ranges.iter().any(|r| r.start > e.range.start && masked(r)))
+    });
+}
+
 /// Just after the string starting at `start` (its opening quote).
 fn string_end(bytes: &[u8], start: usize) -> usize {
     let mut i = start + 1;

@@ -205,6 +205,10 @@ pub fn plan(format: Format, source: &str, request: &Request) -> Result<Vec<Edit>
         Format::Yaml => yaml::plan(&view, &tree, &job),
         Format::Toml => toml::plan(&view, &tree, &job),
     })?;
+    let mut edits = edits;
+    if format == Format::Jsonc && job.action == &Action::Delete {
+        jsonc::keep_trailing_comma(source, &view, &mut edits);
+    }
     let endings = Endings::of(source);
     let mut edits: Vec<Edit> = edits
         .into_iter()
