@@ -298,7 +298,7 @@ pub const CODES: &[CodeInfo] = &[
         "invalid_request",
         "fix_request",
         EXIT_REFUSED,
-        "an edit request or changeset does not fit the files: stale line anchors (`line_check` with mismatches and remap candidates) or a file listed twice",
+        "an edit request or changeset does not fit the files: stale line anchors (`line_check` with mismatches and remap candidates), a file listed twice, or a scoped regex that matches nothing in its structure",
     ),
     info(
         Code::ChangesetTampered,

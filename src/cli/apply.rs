@@ -34,6 +34,10 @@ pub struct ApplyArgs {
     /// Acknowledge changes to public declarations (as `"allow_signature_change": true`).
     #[arg(long)]
     pub allow_signature_change: bool,
+    /// The input is JSON on stdin when no file is given (a changeset, or identedit's
+    /// `{"command": "apply", "changeset": …}`), the same as `apply -`; output is JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Applies the input; `format_dialect` is a dialect named through `--format` (`--format blocks`).
@@ -44,6 +48,7 @@ pub fn run(
 ) -> Result<(Report, Vec<Recovered>)> {
     let input = match args.input.as_deref() {
         Some(path) => read_input(ws, path)?,
+        None if args.json => read_input(ws, "-")?,
         None if std::io::stdin().is_terminal() => {
             return Err(super::usage_error(
                 "give a plan file, or `-` and the plan on stdin",

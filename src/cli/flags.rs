@@ -41,6 +41,7 @@ impl WriteFlags {
             allow_syntax_errors: self.allow_syntax_errors,
             exact: false,
             overwrite: false,
+            build_only: false,
         }
     }
 }

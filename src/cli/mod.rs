@@ -33,8 +33,20 @@ pub struct Cli {
     /// JSON otherwise.
     #[arg(long, global = true, value_enum)]
     pub format: Option<Format>,
+    /// Colour of text output: accepted on every command for the tools that pass it (as in
+    /// `apply --dry-run --diff --color never`); output is never coloured.
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<Color>,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--color` values (all print plain text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -135,6 +147,7 @@ impl Command {
             Command::Patch(a) => a.json,
             Command::Read(a) => a.json,
             Command::Log(a) => a.json,
+            Command::Apply(a) => a.json,
             _ => false,
         }
     }

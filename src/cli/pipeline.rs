@@ -25,8 +25,10 @@ pub fn build(
     let mut compiled = request::parse(input)?;
     compiled.plan.allow_signature_change = allow_signature_change;
     files::check_entries(ws, &compiled, PathBase::Cwd)?;
+    // `edit` only builds: a result that would not parse is refused by `apply`, not here.
     let dry = Options {
         dry_run: true,
+        build_only: true,
         ..options
     };
     let outcome =
@@ -63,7 +65,7 @@ pub fn route(
             Code::PlanUnsupported,
             "this changeset was not built by this build's `edit --json` (no `type`, `digest` or previews to re-prove)",
         )
-        .hint("Rebuild it from the edit request with `git identedit edit --json`."))),
+        .hint("Rebuild it from its edit request: `git identedit edit --json < request.json > changeset.json`, then `git identedit apply changeset.json`."))),
         changeset::Kind::Other => None,
     }
 }
@@ -77,7 +79,7 @@ fn apply(
 ) -> Result<(Report, Vec<Recovered>)> {
     let mut loaded = changeset::load(doc, input, args.repair)?;
     loaded.compiled.plan.label = args.write.task.clone();
-    loaded.compiled.plan.allow_signature_change = args.allow_signature_change;
+    loaded.compiled.plan.allow_signature_change |= args.allow_signature_change;
     files::check_entries(ws, &loaded.compiled, PathBase::Root)?;
     let plan = &loaded.compiled.plan;
     let options = args.write.options();

@@ -1,8 +1,14 @@
 //! `read FILE…`: what an agent needs before an edit. The outline (named structures with
 //! identities and hashes), one structure with context (`--symbol`), a selector listing
 //! (`--kind`, `--name`, `--exclude-kind`) or line anchors (`--mode line`). Writes nothing.
+//! `read --json` without files takes identedit's read request on stdin:
+//! `{"command": "read", "file" | "files", "selector"?: {"kind"?, "name_pattern"?,
+//! "exclude_kinds"?}}` (structures only).
+
+use std::io::{IsTerminal, Read};
 
 use clap::{Args, ValueEnum};
+use serde::Deserialize;
 
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
@@ -26,8 +32,8 @@ pub enum Mode {
 
 #[derive(Debug, Args)]
 pub struct ReadArgs {
-    /// Files to read, relative to the current directory.
-    #[arg(required = true)]
+    /// Files to read, relative to the current directory (none with --json: a read request on
+    /// stdin).
     pub files: Vec<String>,
     /// `ast` (structures, the default) or `line` (`LINE:HASH|content`).
     #[arg(long, value_enum, default_value = "ast")]
@@ -62,6 +68,90 @@ pub struct ReadArgs {
 }
 
 pub fn run(ws: &Workspace, args: &ReadArgs, json: bool) -> Result<(Report, Vec<Recovered>)> {
+    if args.files.is_empty() {
+        let from_stdin = args.json && !std::io::stdin().is_terminal();
+        if !from_stdin {
+            return Err(super::usage_error(
+                "give the files to read, or `--json` and a read request on stdin",
+            ));
+        }
+        let request = stdin_request(args)?;
+        return run_files(ws, &request, json);
+    }
+    run_files(ws, args, json)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadRequest {
+    command: String,
+    file: Option<String>,
+    files: Option<Vec<String>>,
+    selector: Option<SelectorWire>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SelectorWire {
+    kind: Option<String>,
+    #[serde(alias = "name")]
+    name_pattern: Option<String>,
+    #[serde(default)]
+    exclude_kinds: Vec<String>,
+}
+
+/// The arguments of identedit's read request on stdin (its selector replaces the flags).
+fn stdin_request(args: &ReadArgs) -> Result<ReadArgs> {
+    let flags = args.kind.is_some() || args.name.is_some() || !args.exclude_kind.is_empty();
+    if flags || args.symbol.is_some() || args.mode == Mode::Line {
+        return Err(super::usage_error(
+            "a read request on stdin carries its own selector: drop --kind, --name, \
+             --exclude-kind, --symbol and --mode line",
+        ));
+    }
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| Error::io("reading the read request from stdin", &e))?;
+    let shape = "A read request is {\"command\": \"read\", \"file\": \"a.py\", \"selector\": {\"kind\": \"function_definition\", \"name_pattern\": \"test_*\"}}.";
+    let request: ReadRequest = serde_json::from_str(&input)
+        .map_err(|e| Error::malformed(format!("bad read request: {e}")).hint(shape))?;
+    let files = match (request.command.as_str(), request.file, request.files) {
+        ("read", Some(file), None) => vec![file],
+        ("read", None, Some(files)) if !files.is_empty() => files,
+        ("read", _, _) => {
+            return Err(Error::malformed(
+                "a read request names exactly one of `file` and `files` (not empty)",
+            )
+            .hint(shape));
+        }
+        (other, _, _) => {
+            return Err(
+                Error::malformed(format!("`command` is `{other}`, not `read`")).hint(shape),
+            );
+        }
+    };
+    let selector = request.selector.unwrap_or(SelectorWire {
+        kind: None,
+        name_pattern: None,
+        exclude_kinds: Vec::new(),
+    });
+    Ok(ReadArgs {
+        files,
+        mode: Mode::Ast,
+        symbol: None,
+        context: 0,
+        kind: selector.kind,
+        name: selector.name_pattern,
+        exclude_kind: selector.exclude_kinds,
+        offset: None,
+        limit: None,
+        json: true,
+        verbose: args.verbose,
+    })
+}
+
+fn run_files(ws: &Workspace, args: &ReadArgs, json: bool) -> Result<(Report, Vec<Recovered>)> {
     check_flags(args)?;
     let mut keys = std::collections::HashSet::new();
     let mut views = Vec::new();

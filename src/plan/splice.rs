@@ -62,6 +62,29 @@ pub fn touching(splices: &[Splice]) -> Result<(), Overlap> {
     Ok(())
 }
 
+/// The same rule for insertions beside a structure or lines, by the boundary they are tied to
+/// (`anchors`: operation, boundary) rather than by where the inserted text lands (after the
+/// line break when the structure has its own lines): a rewrite by another operation that
+/// reaches the boundary (replace, delete or regex of that structure, or the source half of a
+/// move whose destination is one of its own lines) conflicts with it. Reported for the first boundary in the file, so not by input order.
+pub fn anchored(splices: &[Splice], anchors: &[(usize, usize)]) -> Result<(), Overlap> {
+    let mut anchors = anchors.to_vec();
+    anchors.sort_by_key(|&(op, at)| (at, op));
+    for (op, at) in anchors {
+        if let Some(rewrite) = splices
+            .iter()
+            .filter(|s| !s.range.is_empty() && s.op != op)
+            .find(|s| s.range.start <= at && at <= s.range.end)
+        {
+            return Err(Overlap {
+                first: op.min(rewrite.op),
+                second: op.max(rewrite.op),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Applies ordered, non-overlapping splices to `original`.
 pub fn apply(original: &[u8], splices: &[Splice]) -> Vec<u8> {
     let grown: usize = splices.iter().map(|s| s.text.len()).sum();
@@ -167,6 +190,22 @@ mod tests {
         let mut apart = vec![splice(2..2, "z", 1), splice(3..5, "x", 0)];
         assert_eq!(order(&mut apart), Ok(()));
         assert_eq!(touching(&apart), Ok(()));
+    }
+
+    #[test]
+    fn an_insert_beside_a_rewritten_structure_conflicts() {
+        // `insert_after` of a structure on its own lines lands after the line break (26), but
+        // is tied to the structure's end (25), which a replace of 0..25 reaches.
+        let splices = vec![splice(0..25, "x", 0), splice(26..26, "# c\n", 1)];
+        assert_eq!(touching(&splices), Ok(()));
+        let refused = Err(Overlap {
+            first: 0,
+            second: 1,
+        });
+        assert_eq!(anchored(&splices, &[(1, 25)]), refused);
+        assert_eq!(anchored(&splices, &[(1, 0)]), refused);
+        assert_eq!(anchored(&splices, &[(1, 26)]), Ok(()));
+        assert_eq!(anchored(&splices, &[(0, 25)]), Ok(()), "its own rewrite");
     }
 
     fn edits_strategy() -> impl Strategy<Value = (String, Vec<Splice>)> {

@@ -229,6 +229,17 @@ pub fn render(views: &[FileView], json_mode: bool, verbose: bool, several: bool)
             .iter()
             .map(|f| f["handles"].as_array().map_or(0, Vec::len))
             .sum();
+        // identedit's flat shape too: every handle, and each file's whole-file hash.
+        let flat: Vec<Value> = files
+            .iter()
+            .flat_map(|f| f["handles"].as_array().cloned().unwrap_or_default())
+            .collect();
+        let preconditions: Vec<Value> = files
+            .iter()
+            .map(|f| json!({"file": f["file"], "expected_file_hash": f["sha256"]}))
+            .collect();
+        json.insert("handles".into(), Value::Array(flat));
+        json.insert("file_preconditions".into(), Value::Array(preconditions));
         json.insert("files".into(), Value::Array(files));
         json.insert(
             "summary".into(),

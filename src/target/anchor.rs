@@ -16,6 +16,9 @@ pub struct Resolved {
     pub matched_by: &'static str,
     /// `(from, to)` when a stale anchor was remapped with `--auto-repair`.
     pub repaired: Vec<(usize, usize)>,
+    /// For insertions and move destinations: the boundary of the lines they are tied to (the
+    /// first line's start, or the last line's end before its line break), for conflicts.
+    pub anchor: Option<usize>,
 }
 
 fn hash_at(text: &str, lines: &[Line], line: usize) -> Option<String> {
@@ -139,6 +142,12 @@ pub fn resolve(
             ));
         }
     };
+    let anchor = match op {
+        NodeOp::InsertBefore(_) => Some(lines[first].start),
+        NodeOp::MoveIn(m) if !m.after => Some(lines[first].start),
+        NodeOp::InsertAfter(_) | NodeOp::MoveIn(_) => Some(lines[last].content_end),
+        _ => None,
+    };
     let matched_by = if repaired.is_empty() {
         "line_anchor"
     } else {
@@ -152,6 +161,7 @@ pub fn resolve(
         }],
         matched_by,
         repaired,
+        anchor,
     })
 }
 

@@ -74,16 +74,61 @@ fn missing(what: &str, items: &[Item], path: &str) -> Error {
 
 /// A glob (`*`, `?`) as an anchored regex.
 pub fn glob(pattern: &str) -> Result<regex::Regex> {
-    let body: String = pattern
-        .chars()
-        .map(|c| match c {
-            '*' => ".*".to_owned(),
-            '?' => ".".to_owned(),
-            c => regex::escape(&c.to_string()),
-        })
-        .collect();
-    regex::Regex::new(&format!("^{body}$"))
-        .map_err(|e| Error::new(Code::PlanMalformed, format!("bad name glob: {e}")))
+    let bad = |why: &str| {
+        Error::new(
+            Code::PlanMalformed,
+            format!("bad name glob `{pattern}`: {why}"),
+        )
+        .detail("reason", "invalid_selector")
+        .hint("Globs take `*`, `?` and classes `[abc]`, `[a-z]`, `[!x]`; write `[[]` for a literal `[`.")
+    };
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut body = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' => body.push_str(".*"),
+            '?' => body.push('.'),
+            '[' => {
+                let (class, next) = glob_class(&chars, i)
+                    .ok_or_else(|| bad("`[` opens a character class that is never closed"))?;
+                body.push_str(&class);
+                i = next;
+                continue;
+            }
+            c => body.push_str(&regex::escape(&c.to_string())),
+        }
+        i += 1;
+    }
+    regex::Regex::new(&format!("^{body}$")).map_err(|e| bad(&e.to_string()))
+}
+
+/// The glob class opening at `chars[open]` (`[`) as a regex class, and the index after its
+/// `]`; a `]` right after `[` or `[!` is a member. `None` when it is never closed.
+fn glob_class(chars: &[char], open: usize) -> Option<(String, usize)> {
+    let mut i = open + 1;
+    let mut class = String::from("[");
+    if matches!(chars.get(i), Some('!' | '^')) {
+        class.push('^');
+        i += 1;
+    }
+    let first = i;
+    while let Some(&c) = chars.get(i) {
+        if c == ']' && i > first {
+            class.push(']');
+            return Some((class, i + 1));
+        }
+        match c {
+            '-' if i > first && chars.get(i + 1).is_some_and(|&n| n != ']') => class.push('-'),
+            c if c.is_ascii_punctuation() => {
+                class.push('\\');
+                class.push(c);
+            }
+            c => class.push(c),
+        }
+        i += 1;
+    }
+    None
 }
 
 /// A way of matching a symbol, and its name in `matched_by`.
@@ -331,7 +376,7 @@ fn scoped_regex(
     let count = re.find_iter(node).count();
     if count == 0 {
         return Err(Error::new(
-            Code::TargetMissing,
+            Code::InvalidRequest,
             format!("the pattern matches nothing inside {}", item.qualified_name),
         )
         .detail("pattern", pattern)
@@ -347,6 +392,25 @@ fn scoped_regex(
         },
         Some(count),
     ))
+}
+
+#[cfg(test)]
+mod glob_tests {
+    use super::glob;
+
+    #[test]
+    fn globs_take_classes_and_refuse_an_unclosed_one() {
+        let g = glob("test_[a-c!]*").expect("glob");
+        assert!(g.is_match("test_b1") && g.is_match("test_!") && !g.is_match("test_d"));
+        let not = glob("[!t]*").expect("glob");
+        assert!(not.is_match("alpha") && !not.is_match("test"));
+        assert!(glob("[]]x").expect("glob").is_match("]x"));
+        assert!(glob("a[[]b").expect("glob").is_match("a[b"));
+        assert!(glob("a-b.c").expect("glob").is_match("a-b.c"));
+        let err = glob("[bad").expect_err("unclosed");
+        assert_eq!(err.code, crate::error::Code::PlanMalformed);
+        assert_eq!(err.details["reason"], "invalid_selector");
+    }
 }
 
 #[cfg(test)]

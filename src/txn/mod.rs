@@ -31,6 +31,9 @@ pub struct Options {
     pub exact: bool,
     /// Creations and moves may replace an existing file.
     pub overwrite: bool,
+    /// The plan is only built, not committed (`edit --json`): the final parse of results
+    /// with structure targets is left to the commit, which checks it.
+    pub build_only: bool,
 }
 
 /// What a plan did (or, in a dry run, would do).

@@ -54,8 +54,9 @@ pub fn split(
         .ok_or_else(|| Error::internal("a moved file has a pre-image"))?;
     let content = change.after.clone().unwrap_or_else(|| before.bytes.clone());
     let digest = change.after_digest.unwrap_or(before.digest);
-    let mut destination =
-        arrive(&dest, (content, digest), &change, chained, options).map_err(located)?;
+    let mut destination = arrive(&dest, (content, digest), &change, chained, options)
+        .map_err(|e| no_replace_hint(plan, e))
+        .map_err(located)?;
     destination.moved = Some(Moved::From(change.path.rel.clone()));
     let source = FileChange {
         action: Action::Deleted,
@@ -110,6 +111,18 @@ fn arrive(
             Err(e.hint("Move to a free path, or pass --overwrite to replace the destination."))
         }
     }
+}
+
+/// Edit requests and their changesets never replace a file (`--overwrite` does not apply to
+/// them): the hint of an existing destination says what does.
+fn no_replace_hint(plan: &Plan, e: Error) -> Error {
+    if e.code != Code::TargetExists || !plan.strict_conflicts() {
+        return e;
+    }
+    e.hint(
+        "Moves of an edit request never replace a file (--overwrite does not apply): move to a \
+         free path, or move the existing file away in the same request (a chain a → b, b → c).",
+    )
 }
 
 /// Whether the plan moves the file with this key away (the start of a chain).

@@ -369,7 +369,9 @@ fn prepare_edits(
     let conflict = splice::order(&mut splices)
         .map_err(|o| (o, "change overlapping text"))
         .and_then(|()| match strict {
-            true => splice::touching(&splices).map_err(|o| (o, TOUCHING)),
+            true => splice::touching(&splices)
+                .and_then(|()| splice::anchored(&splices, &anchors(&matches)))
+                .map_err(|o| (o, TOUCHING)),
             false => Ok(()),
         });
     if let Err((overlap, what)) = conflict {
@@ -395,7 +397,13 @@ fn prepare_edits(
         return Ok(unchanged);
     }
     config_result(plan, g, &after)?;
-    let rules = Rules::new(structural, options.allow_syntax_errors);
+    // Building only (`edit --json`): the final parse of files with structure targets is the
+    // commit's; files with text edits only keep the gate's rule.
+    let deferred = structural && options.build_only;
+    let rules = Rules::new(
+        structural && !deferred,
+        options.allow_syntax_errors || deferred,
+    );
     let syntax = gate::check(
         &g.path.rel,
         Some((&before.bytes, source.as_ref())),
@@ -454,6 +462,14 @@ fn overlap_error(plan: &Plan, overlap: splice::Overlap, path: &TargetPath, what:
         .hint(
             "Edits of one file all resolve against the file as read; merge the two into one edit.",
         )
+}
+
+/// The structure boundaries insertions are tied to, by operation.
+fn anchors(matches: &[super::resolve::OpMatch]) -> Vec<(usize, usize)> {
+    matches
+        .iter()
+        .filter_map(|m| Some((m.op, m.anchor?)))
+        .collect()
 }
 
 /// Several config operations of one file are checked one by one; their combined result must

@@ -26,6 +26,9 @@ pub struct OpMatch {
     /// What a structure target resolved to (`qualified_name`), for reports.
     pub target: Option<String>,
     pub node: Option<NodeFacts>,
+    /// The structure boundary an insertion beside a structure is tied to (its extent's start
+    /// for `insert_before`, its end for `insert_after` and moves after it), for conflicts.
+    pub anchor: Option<usize>,
 }
 
 /// Every splice of one file, how each operation matched, and the source's parse if one was
@@ -46,6 +49,7 @@ fn matched(op: usize, matched_by: &'static str) -> OpMatch {
         repaired: Vec::new(),
         target: None,
         node: None,
+        anchor: None,
     }
 }
 
@@ -74,6 +78,13 @@ pub fn resolve_file(
         &mut out.splices,
         |i| matches!(&plan.ops[i].kind, OpKind::Symbol(e) if matches!(e.op, crate::plan::symbol::SymbolOp::AddUse(_))),
     );
+    crate::target::config::merge_creations(&path.rel, file.text, &mut out.splices, |i| match &plan
+        .ops[i]
+        .kind
+    {
+        OpKind::Config { config, .. } if config.create_missing => Some(config),
+        _ => None,
+    });
     match Error::combine(failures) {
         Some(error) => Err(error),
         None => Ok(out),
@@ -152,7 +163,9 @@ fn resolve_op(
             check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
             let splices = crate::target::config::splices(&path.rel, text, config, i)
                 .map_err(|e| located(e.at(&label)))?;
-            out.structural = true;
+            // The config layer parses its result itself (JSONC tolerantly): the gate only
+            // must not see new errors in files tree-sitter reads with errors (trailing commas).
+            out.structural |= !crate::target::config::tolerant(&path.rel);
             let mut how = matched(i, "config_path");
             how.target = Some(config.path.clone());
             out.matches.push(how);
@@ -180,6 +193,7 @@ fn targeted(
             let r = anchor::resolve(text, start, end.as_ref(), action, repair, &path.rel, i)?;
             let mut how = matched(i, r.matched_by);
             how.repaired = r.repaired;
+            how.anchor = r.anchor;
             Ok((r.splices, how))
         }
         Target::FileStart | Target::FileEnd => {
@@ -217,8 +231,14 @@ fn targeted(
             let source = source_tree(&mut out.source, path, text.as_bytes())?;
             let (item, how_found) = node::find(&source.items, target, text, &path.rel)?;
             let extent = item.extent(&source.tree, text.as_bytes());
-            let (splice, regex_replacements) = node::splice(item, extent, action, text, i)?;
+            let (splice, regex_replacements) = node::splice(item, extent.clone(), action, text, i)?;
             let mut how = matched(i, how_found);
+            how.anchor = match action {
+                NodeOp::InsertBefore(_) => Some(extent.start),
+                NodeOp::InsertAfter(_) => Some(extent.end),
+                NodeOp::MoveIn(m) => Some(if m.after { extent.end } else { extent.start }),
+                _ => None,
+            };
             how.regex_replacements = regex_replacements;
             how.target = Some(item.qualified_name.clone());
             how.node = Some(NodeFacts {

@@ -324,15 +324,30 @@ fn stale_line_anchors_are_reported_as_fields_and_repaired_only_when_unique() {
         doc["error"]["line_check"]["mismatches"][0]["remap_candidates"],
         json!([1, 3])
     );
-    // Anchors intact but a line inside the range changed: the captured range is protected.
-    repo.write("f.txt", "one\ntwo\nTHREE\nfour\nfive\n");
-    for extra in [&[][..], &["--repair"][..]] {
-        let doc = refused(
-            &repo,
-            &[&["apply", "-"], extra].concat(),
-            &changeset.to_string(),
+    // Anchors intact (or moved to one line) but a line inside the range changed: the captured
+    // range is protected, and `--repair` takes it from the current content, reported.
+    for (now, without_repair, result) in [
+        (
+            "one\ntwo\nTHREE\nfour\nfive\n",
+            "precondition_failed",
+            "one\nTWO-FOUR\nfive\n",
+        ),
+        (
+            "one\n\ntwo\n3\n3\nfour\nfive\n",
+            "invalid_request",
+            "one\n\nTWO-FOUR\nfive\n",
+        ),
+    ] {
+        repo.write("f.txt", now);
+        let doc = refused(&repo, &["apply", "-"], &changeset.to_string());
+        assert_eq!(code(&doc), without_repair, "{doc}");
+        let (status, doc) = apply(&repo, &changeset, &["--repair"]);
+        assert_eq!(status, 0, "{doc}");
+        assert_eq!(
+            doc["changeset"]["previews_refreshed"],
+            json!(["/files/0/operations/0"])
         );
-        assert_eq!(code(&doc), "precondition_failed", "{doc}");
+        assert_eq!(repo.text("f.txt"), result);
     }
 }
 
@@ -430,6 +445,17 @@ fn conflicts_name_both_operations_whatever_their_order() {
             "m.py",
             json!({"target": node(&f), "op": {"type": "replace", "new_text": "def f():\n    pass"}}),
             json!({"target": node(&f), "op": {"type": "insert_before", "new_text": "import os"}}),
+        ),
+        // The insertion lands after the line break, but it is tied to the structure's end.
+        (
+            "m.py",
+            json!({"target": node(&f), "op": {"type": "replace", "new_text": "def f():\n    pass"}}),
+            json!({"target": node(&f), "op": {"type": "insert_after", "new_text": "x = 1\n"}}),
+        ),
+        (
+            "m.py",
+            json!({"target": node(&f), "op": {"type": "scoped_regex", "pattern": "1", "replacement": "2"}}),
+            json!({"target": node(&f), "op": {"type": "insert_after", "new_text": "x = 1\n"}}),
         ),
     ];
     for (file, x, y) in pairs {

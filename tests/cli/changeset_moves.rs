@@ -159,6 +159,12 @@ fn file_moves_chain_in_any_order_and_never_replace_a_file() {
     let onto = json!({"command": "edit", "files": [rename("a.txt", "c.txt")]});
     let doc = refused(&repo, &["edit", "--json"], &onto.to_string());
     assert_eq!(code(&doc), "target_exists", "{doc}");
+    // `--overwrite` does not apply to edit requests: the hint does not offer it.
+    let hint = doc["error"]["hint"].as_str().expect("hint");
+    assert!(
+        hint.contains("never replace") && !hint.contains("pass --overwrite"),
+        "{hint}"
+    );
     let mixed = json!({"command": "edit", "file": "a.txt", "operations": [
         {"target": {"type": "file"}, "op": {"type": "move", "to": "d.txt"}},
         {"target": {"type": "file_end"}, "op": {"type": "insert", "new_text": "x\n"}}]});
@@ -209,4 +215,40 @@ fn a_structure_moves_beside_a_line_and_its_preview_is_guarded() {
     let (status, doc) = apply(&repo, &changeset, &[]);
     assert_eq!(status, 0, "{doc}");
     assert_eq!(repo.text("m.py"), "\n\n# tail\ndef a():\n    return 1\n");
+}
+
+/// A line destination on the moved structure's own lines (its first or its last line, either
+/// side) is inside or at the edge of it: refused, and nothing is written.
+#[test]
+fn a_line_destination_on_the_moved_structure_is_refused() {
+    let repo = Repo::new();
+    repo.write(
+        "a.py",
+        "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n",
+    );
+    let alpha = handle(&repo, "a.py", "alpha");
+    let line =
+        |n: usize| json!({"type": "line", "anchor": crate::changeset::anchor(&repo, "a.py", n)});
+    let before = repo.tree();
+    for (kind, n) in [
+        ("move_after", 2),
+        ("move_before", 2),
+        ("move_after", 1),
+        ("move_before", 1),
+    ] {
+        let request = json!({"command": "edit", "file": "a.py", "operations": [
+            {"target": node(&alpha), "op": {"type": kind, "destination": line(n), "prefix": "\n"}}]});
+        let doc = refused(&repo, &["edit", "--json"], &request.to_string());
+        assert_eq!(code(&doc), "edits_overlap", "{kind} {n}: {doc}");
+        assert_eq!(doc["error"]["request_pointers"], json!(["/operations/0"]));
+    }
+    assert_eq!(repo.tree(), before);
+    let request = json!({"command": "edit", "file": "a.py", "operations": [
+        {"target": node(&alpha), "op": {"type": "move_after", "destination": line(6),
+                                        "prefix": "\n\n", "suffix": "\n"}}]});
+    commit(&repo, &request);
+    assert_eq!(
+        repo.text("a.py"),
+        "\n\n\ndef beta():\n    return 2\n\n\ndef alpha():\n    return 1\n"
+    );
 }

@@ -2,6 +2,7 @@
 
 mod apply;
 mod changeset;
+mod changeset_config;
 mod changeset_moves;
 mod common;
 mod concurrency;
@@ -15,6 +16,7 @@ mod languages;
 mod ledger;
 mod output;
 mod precommit_framework;
+mod public_shapes;
 mod scenarios;
 mod scope;
 mod symbols;

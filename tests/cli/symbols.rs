@@ -360,7 +360,7 @@ fn the_receipt_records_acknowledged_api_changes() {
 }
 
 #[test]
-fn edit_requests_and_their_changesets_are_guarded_and_acknowledged_at_both_steps() {
+fn edit_requests_are_guarded_and_the_acknowledgement_travels_with_the_changeset() {
     let repo = Repo::new();
     repo.write(
         "m.py",
@@ -376,16 +376,9 @@ fn edit_requests_and_their_changesets_are_guarded_and_acknowledged_at_both_steps
         &request.to_string(),
     );
     assert_eq!(rc, 0, "{changeset}");
+    // The acknowledgement is recorded in the changeset: `apply` honours it as given.
+    assert_eq!(changeset["allow_signature_change"], true);
     let (rc, doc) = repo.json_stdin(&["apply", "-"], &changeset.to_string());
-    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
-    assert_eq!(
-        repo.text("m.py"),
-        "def f(a):\n    return a\n\n\ndef g():\n    return 2\n"
-    );
-    let (rc, doc) = repo.json_stdin(
-        &["apply", "-", "--allow-signature-change"],
-        &changeset.to_string(),
-    );
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(api_changes(&doc), json!([["f", "signature_changed", true]]));
     assert_eq!(

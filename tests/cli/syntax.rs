@@ -296,7 +296,8 @@ fn scoped_regex_is_bounded_to_the_node() {
         "--scoped-replacement",
         "y",
     ]);
-    assert_eq!((rc, code(&doc)), (1, "target_missing"));
+    // The public contract: a scoped regex with zero matches is `invalid_request`.
+    assert_eq!((rc, code(&doc)), (1, "invalid_request"));
 }
 
 #[test]

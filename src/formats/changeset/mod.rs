@@ -140,6 +140,11 @@ pub fn build(
         "files_read": facts.files_read(),
         "files": files,
     });
+    // The acknowledgement of API changes given to `edit` travels with the changeset (under
+    // its digest), so `apply` honours it without repeating it.
+    if compiled.plan.allow_signature_change {
+        doc["allow_signature_change"] = json!(true);
+    }
     doc["digest"] = json!(canonical_digest(&doc).to_hex());
     Ok(doc)
 }
@@ -168,8 +173,12 @@ fn record(
                         "expected_old_hash": n.hash,
                         "span_hint": {"start": n.span.start, "end": n.span.end}});
     }
-    if matches!(kind.as_str(), "file_start" | "file_end" | "file")
-        && target.get("expected_file_hash").is_none()
+    // File boundaries, whole files and config paths are bound to the file's full bytes:
+    // a config plan is only valid on the source it was built on (`--repair` cannot help).
+    if matches!(
+        kind.as_str(),
+        "file_start" | "file_end" | "file" | "config_path"
+    ) && target.get("expected_file_hash").is_none()
     {
         target["expected_file_hash"] = json!(sha256);
     }
@@ -213,6 +222,8 @@ fn tampered(message: impl Into<String>) -> Error {
 pub struct Loaded {
     pub doc: Map<String, Value>,
     pub compiled: Compiled,
+    /// `apply --repair`: line ranges are taken from the current content.
+    pub repair: bool,
 }
 
 /// Checks a changeset's version and digest and compiles its operations (paths from the
@@ -261,7 +272,13 @@ pub fn load(mut doc: Map<String, Value>, input: &[u8], repair: bool) -> Result<L
     };
     let mut compiled = request::compile(&request, ctx, DIALECT)?;
     compiled.plan.input_sha256 = Some(Digest::of(input));
-    Ok(Loaded { doc, compiled })
+    compiled.plan.allow_signature_change =
+        doc.get("allow_signature_change") == Some(&Value::Bool(true));
+    Ok(Loaded {
+        doc,
+        compiled,
+        repair,
+    })
 }
 
 /// What `apply` proved about a changeset beyond the engine's own checks.
@@ -276,7 +293,8 @@ pub struct Verified {
 /// Rebuilds every preview on the current files (the engine's dry run of the changeset's plan)
 /// and compares it with the recorded one. When every file still has the bytes the changeset
 /// was built on, previews must be identical; otherwise the captured text and the new text
-/// must be, and positions are refreshed.
+/// must be, and positions are refreshed; with `--repair`, a line range may also have captured
+/// other text (its inner lines changed) as long as it writes the same.
 pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
     let facts = preview::Facts::new(outcome);
     let unchanged = loaded.doc.get("files_read") == Some(&facts.files_read());
@@ -294,6 +312,16 @@ pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
             match preview::compare(&recorded["preview"], &fresh) {
                 preview::Comparison::Same => {}
                 preview::Comparison::Moved if !unchanged => refreshed.push(pointer.clone()),
+                // `--repair` refreshes a line range whose anchors still hold (possibly
+                // remapped) from the current content: only the text written must agree.
+                preview::Comparison::Different
+                    if !unchanged
+                        && loaded.repair
+                        && recorded["target"]["type"] == "line"
+                        && preview::same_intent(&recorded["preview"], &fresh) =>
+                {
+                    refreshed.push(pointer.clone())
+                }
                 preview::Comparison::Different if !unchanged => {
                     return Err(at(Error::new(
                         Code::PreconditionFailed,

@@ -159,6 +159,26 @@ fn without_spans(v: &Value) -> Value {
     }
 }
 
+/// The preview without what the current content decides (positions and the captured text):
+/// what `--repair` keeps of a line range whose inner lines changed.
+fn intent(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "matched_span" | "old_hash" | "old_len"))
+                .map(|(k, v)| (k.clone(), intent(v)))
+                .collect(),
+        ),
+        Value::Array(list) => Value::Array(list.iter().map(intent).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Whether two previews write the same text, whatever they captured.
+pub fn same_intent(recorded: &Value, fresh: &Value) -> bool {
+    intent(recorded) == intent(fresh)
+}
+
 pub fn compare(recorded: &Value, fresh: &Value) -> Comparison {
     if recorded == fresh {
         Comparison::Same

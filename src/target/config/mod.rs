@@ -12,6 +12,8 @@
 
 mod flow;
 mod json;
+mod jsonc;
+mod number;
 pub mod path;
 mod text;
 mod toml;
@@ -38,13 +40,18 @@ pub use path::{ConfigPath, Segment};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Json,
+    /// JSON with comments and trailing commas (`*.jsonc`, `tsconfig*.json`, `.vscode/*.json`…).
+    Jsonc,
     Yaml,
     Toml,
 }
 
 impl Format {
-    /// `.json` / `.jsonc`, `.yaml` / `.yml`, `.toml` (any case).
+    /// `.json` / `.jsonc`, `.yaml` / `.yml`, `.toml` (any case); JSONC by [`jsonc::is_jsonc`].
     pub fn of(path: &str) -> Option<Format> {
+        if jsonc::is_jsonc(path) {
+            return Some(Format::Jsonc);
+        }
         let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
         match ext.as_str() {
             "json" | "jsonc" => Some(Format::Json),
@@ -54,9 +61,17 @@ impl Format {
         }
     }
 
+    /// The text the parser sees: JSONC with its trailing commas masked (offsets unchanged).
+    fn view(self, text: &str) -> std::borrow::Cow<'_, str> {
+        match self {
+            Format::Jsonc => jsonc::mask_trailing_commas(text).into(),
+            _ => text.into(),
+        }
+    }
+
     fn sample_name(self) -> &'static str {
         match self {
-            Format::Json => "x.json",
+            Format::Json | Format::Jsonc => "x.json",
             Format::Yaml => "x.yaml",
             Format::Toml => "x.toml",
         }
@@ -176,18 +191,24 @@ pub fn plan(format: Format, source: &str, request: &Request) -> Result<Vec<Edit>
     };
     let provider = provider_for(format.sample_name())
         .ok_or_else(|| Error::internal("config formats have syntax providers"))?;
-    let tree = parse(provider, source.as_bytes(), None)?;
+    let view = format.view(source);
+    let tree = parse(provider, view.as_bytes(), None)?;
     if tree.root_node().has_error()
         || (format == Format::Toml && toml::semantic_error(source).is_some())
     {
         return Err(parse_failure(&tree, "source", None)
             .hint("The file does not parse as it is; repair it with a line or text edit first."));
     }
-    let edits = match format {
-        Format::Json => json::plan(source, &tree, &job)?,
-        Format::Yaml => yaml::plan(source, &tree, &job)?,
-        Format::Toml => toml::plan(source, &tree, &job)?,
-    };
+    let raw = job.payload.as_ref().map_or("", |p| p.raw);
+    let edits = number::given(raw, || match format {
+        Format::Json | Format::Jsonc => json::plan(&view, &tree, &job),
+        Format::Yaml => yaml::plan(&view, &tree, &job),
+        Format::Toml => toml::plan(&view, &tree, &job),
+    })?;
+    let mut edits = edits;
+    if format == Format::Jsonc && job.action == &Action::Delete {
+        jsonc::keep_trailing_comma(source, &view, &mut edits);
+    }
     let endings = Endings::of(source);
     let mut edits: Vec<Edit> = edits
         .into_iter()
@@ -228,6 +249,82 @@ pub fn splices(rel: &str, source: &str, op: &ConfigOp, index: usize) -> Result<V
         .collect())
 }
 
+/// Merges the insertions that several config creations put at one point of `rel` (new keys
+/// that sort to the same place in one map, or keys of one new table): the creations are
+/// performed one after the other on `source`, in path order (so the result does not depend
+/// on the order of the operations, and a parent one creates is reused by the next), and when
+/// the result is `source` with one text inserted at that point, that text replaces their
+/// splices (attributed to the first operation). Otherwise the splices stay as they are and
+/// the engine refuses them as overlapping. `creation(op)` is the op's config operation when
+/// it creates keys.
+pub fn merge_creations<'p>(
+    rel: &str,
+    source: &str,
+    splices: &mut Vec<Splice>,
+    creation: impl Fn(usize) -> Option<&'p ConfigOp>,
+) {
+    let mut i = 0;
+    while i < splices.len() {
+        let at = splices[i].range.clone();
+        let first = splices[i].op;
+        if !at.is_empty() || creation(first).is_none() {
+            i += 1;
+            continue;
+        }
+        let same: Vec<usize> = (i + 1..splices.len())
+            .filter(|&j| {
+                let op = splices[j].op;
+                splices[j].range == at && op != first && creation(op).is_some()
+            })
+            .collect();
+        let mut ops: Vec<(&ConfigOp, usize)> = std::iter::once(first)
+            .chain(same.iter().map(|&j| splices[j].op))
+            .filter_map(|op| creation(op).map(|c| (c, op)))
+            .collect();
+        ops.sort_by(|a, b| (&a.0.path, a.1).cmp(&(&b.0.path, b.1)));
+        let merged = match same.is_empty() {
+            true => None,
+            false => created_in_sequence(rel, source, at.start, &ops),
+        };
+        if let Some(text) = merged {
+            splices[i].text = text;
+            splices[i].op = ops.iter().map(|(_, op)| *op).min().unwrap_or(first);
+            for j in same.into_iter().rev() {
+                splices.remove(j);
+            }
+        }
+        i += 1;
+    }
+}
+
+/// The text the creations `ops` insert at `at` of `source` when performed in sequence, if
+/// that is all they change.
+fn created_in_sequence(
+    rel: &str,
+    source: &str,
+    at: usize,
+    ops: &[(&ConfigOp, usize)],
+) -> Option<String> {
+    let format = Format::of(rel)?;
+    let mut text = source.to_owned();
+    for (op, _) in ops {
+        let request = Request::from_op(op).ok()?;
+        let edits = plan(format, &text, &request).ok()?;
+        text = apply(&text, &edits);
+    }
+    let (head, tail) = source.split_at(at);
+    let inserted_len = text.len().checked_sub(source.len())?;
+    let fits = text.starts_with(head) && text.ends_with(tail);
+    fits.then(|| text.get(at..at + inserted_len).map(str::to_owned))
+        .flatten()
+}
+
+/// Whether `rel` is a config file whose valid content tree-sitter may read with errors (JSONC
+/// with trailing commas): its config results are checked here, not held to a clean parse.
+pub fn tolerant(rel: &str) -> bool {
+    Format::of(rel) == Some(Format::Jsonc)
+}
+
 /// Applies sorted, disjoint edits.
 pub fn apply(source: &str, edits: &[Edit]) -> String {
     let mut out = String::with_capacity(source.len());
@@ -246,7 +343,7 @@ pub fn apply(source: &str, edits: &[Edit]) -> String {
 pub fn check_result(format: Format, after: &str) -> Result<()> {
     let provider = provider_for(format.sample_name())
         .ok_or_else(|| Error::internal("config formats have syntax providers"))?;
-    let tree = parse(provider, after.as_bytes(), None)?;
+    let tree = parse(provider, format.view(after).as_bytes(), None)?;
     let semantic = match format {
         Format::Toml => toml::semantic_error(after),
         _ => None,
@@ -301,8 +398,8 @@ pub(crate) fn duplicate(path: &ConfigPath, depth: usize) -> Error {
 /// A path that names something of the wrong kind (a key of a number, an index of a map...).
 pub(crate) fn mismatch(path: &ConfigPath, depth: usize, found: &str) -> Error {
     let segment = match &path.0[depth] {
-        Segment::Key(_) => "a key",
-        Segment::Index(_) => "an index",
+        Segment::Key(k) => format!("key `{k}`"),
+        Segment::Index(n) => format!("index [{n}]"),
     };
     Error::new(
         Code::TargetMissing,

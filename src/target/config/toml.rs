@@ -353,6 +353,7 @@ fn render(value: &Value, literal: bool) -> Result<String> {
                 .collect();
             format!("{{ {} }}", parts?.join(", "))
         }
+        Value::Number(n) => super::number::toml(n),
         other => other.to_string(),
     })
 }

@@ -42,6 +42,14 @@ enum Walk<'t> {
         /// An anchor, tag or merge key on the way (creation is refused).
         guarded: Option<&'static str>,
     },
+    /// Segment `depth` is a key of a null value (`key:` alone, `~`, `null`): creation turns
+    /// that value into a mapping.
+    Null {
+        depth: usize,
+        value: Option<Node<'t>>,
+        holder: Option<(Node<'t>, Entry<'t>, usize)>,
+        guarded: Option<&'static str>,
+    },
 }
 
 /// The collection or scalar inside a `block_node` / `flow_node`.
@@ -115,6 +123,27 @@ pub(super) fn key_of(src: &str, entry: &Entry<'_>) -> Option<String> {
     Some(scalar_text(src, key))
 }
 
+/// A plain `~` / `null` scalar.
+fn is_null(src: &str, n: Node<'_>) -> bool {
+    n.kind() == "plain_scalar"
+        && matches!(src[n.byte_range()].trim(), "~" | "null" | "Null" | "NULL")
+}
+
+/// `value` under the keys `path[depth..]` (all keys: arrays never grow).
+fn nested(path: &ConfigPath, depth: usize, value: &Value) -> Result<Value> {
+    let mut out = value.clone();
+    for (at, segment) in path.0.iter().enumerate().skip(depth).rev() {
+        let Segment::Key(k) = segment else {
+            return Err(missing(path, at, "does not exist")
+                .hint("--create-missing creates keys, never sequence elements."));
+        };
+        let mut map = serde_json::Map::new();
+        map.insert(k.clone(), out);
+        out = Value::Object(map);
+    }
+    Ok(out)
+}
+
 /// Walks `path` from the document's top node.
 fn walk<'t>(src: &str, top: Option<Node<'t>>, path: &ConfigPath) -> Result<Walk<'t>> {
     let mut wrapper = top;
@@ -153,6 +182,15 @@ fn walk<'t>(src: &str, top: Option<Node<'t>>, path: &ConfigPath) -> Result<Walk<
                     path.prefix(depth)
                 ),
             ));
+        }
+        let null = node.is_none_or(|n| is_null(src, n));
+        if null && depth > 0 && matches!(segment, Segment::Key(_)) {
+            return Ok(Walk::Null {
+                depth,
+                value: wrapper,
+                holder,
+                guarded,
+            });
         }
         let Some(collection) = node.filter(|n| is_mapping(*n) || is_sequence(*n)) else {
             return Err(mismatch(path, depth, describe(node)));
@@ -244,7 +282,7 @@ fn choose<'t>(src: &str, tree: &'t Tree, job: &Job<'_>) -> Result<Walk<'t>> {
     for (i, top) in docs.iter().enumerate() {
         match walk(src, *top, job.path) {
             Ok(w @ Walk::Found { .. }) => found.push((i, w)),
-            Ok(Walk::Missing { depth, .. }) => {
+            Ok(Walk::Missing { depth, .. } | Walk::Null { depth, .. }) => {
                 first_miss.get_or_insert_with(|| missing(job.path, depth, "does not exist"));
             }
             Err(e) => {
@@ -342,6 +380,27 @@ pub fn plan(src: &str, tree: &Tree, job: &Job<'_>) -> Result<Vec<Edit>> {
                 &unit,
             )
         }
+        (
+            Walk::Null {
+                depth,
+                value: old,
+                holder,
+                guarded,
+            },
+            Action::Set(_),
+        ) if job.create_missing => {
+            if let Some(why) = guarded {
+                return Err(unsupported(
+                    job.path,
+                    format!("creation below {why} is not supported"),
+                ));
+            }
+            refuse_special(job.path, old, "create keys in")?;
+            let value = nested(job.path, depth, value.unwrap_or(&Value::Null))?;
+            Ok(set(src, old, holder, &value, &unit))
+        }
+        (Walk::Null { depth, .. }, _) => Err(mismatch(job.path, depth, "null")
+            .hint("Use --create-missing with --set-value to make it a mapping.")),
         (Walk::Missing { depth, .. }, _) => Err(missing(job.path, depth, "does not exist")),
     }
 }

@@ -57,8 +57,24 @@ pub(super) fn set(
         } else {
             format!(" {}", render::scalar(value, Quote::Plain, &indent))
         };
-        return vec![Edit::insert(at, text)];
+        return vec![keep_trailing_comment(src, Edit::insert(at, text))];
     };
+    set_value(src, old, entry, pair_colon, in_flow, value, unit)
+        .into_iter()
+        .map(|e| keep_trailing_comment(src, e))
+        .collect()
+}
+
+/// The edit replacing the existing value `old`.
+fn set_value(
+    src: &str,
+    old: Node<'_>,
+    entry: Option<Node<'_>>,
+    pair_colon: Option<usize>,
+    in_flow: bool,
+    value: &Value,
+    unit: &str,
+) -> Vec<Edit> {
     let old_is_block = old.kind() == "block_node"
         && content(old).is_some_and(|n| matches!(n.kind(), "block_mapping" | "block_sequence"));
     let range = old.start_byte()..trimmed_end(src, old.end_byte());
@@ -86,6 +102,28 @@ pub(super) fn set(
             vec![Edit::new(range, render::block(value, &indent, unit))]
         }
     }
+}
+
+/// A value replaced by several lines while a comment follows it on its line: the comment
+/// moves to the end of the first new line (`key: |-  # note`, `key:  # note`), where it
+/// stays a comment instead of becoming the end of the last line.
+fn keep_trailing_comment(src: &str, edit: Edit) -> Edit {
+    let Some((first, rest)) = edit.text.split_once('\n') else {
+        return edit;
+    };
+    let line_end = content_end(src, edit.range.end);
+    let after = &src[edit.range.end..line_end];
+    let comment = after.trim_start();
+    if !comment.starts_with('#') {
+        return edit;
+    }
+    let gap = &after[..after.len() - comment.len()];
+    let gap = if gap.is_empty() { " " } else { gap };
+    let first = first.trim_end();
+    Edit::new(
+        edit.range.start..line_end,
+        format!("{first}{gap}{comment}\n{rest}"),
+    )
 }
 
 /// Where the lines of a literal block scalar go: those of the block scalar replaced, else one

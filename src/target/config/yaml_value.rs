@@ -89,6 +89,7 @@ pub fn flow(v: &Value, quote: Quote, in_flow: bool) -> String {
                 .collect();
             format!("{{{}}}", parts.join(", "))
         }
+        Value::Number(n) => super::number::yaml(n),
         other => other.to_string(),
     }
 }
