@@ -109,6 +109,9 @@ fn replace_body(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Resul
     let source = file.text.as_bytes();
     let indent = indent_at(source, decl.core);
     if file.lang.indented_blocks() {
+        if !blank(source, line_start(source, body.start)..body.start) {
+            return Ok(inline_body(&body, &indent, edit, file));
+        }
         let inner = indent_at(source, body.start);
         let code = place(&edit.code, &inner, &file.style, edit.reindent);
         let keep = docstring_end(file, &body).filter(|_| !starts_with_string(&edit.code));
@@ -131,6 +134,35 @@ fn replace_body(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Resul
         format!("{{{eol}{code}{eol}{indent}}}")
     };
     Ok((body, text))
+}
+
+/// A Python body written on the signature's line (`def f(self): return 1`): the new body
+/// becomes an indented block under the signature (a compound statement cannot follow the
+/// `:` on its line); a kept docstring moves into the block with it.
+fn inline_body(body: &Range<usize>, indent: &str, edit: &SymbolEdit, file: &File<'_>) -> Change {
+    let source = file.text.as_bytes();
+    let inner = format!("{indent}{}", file.style.unit);
+    let eol = file.style.eol;
+    let mut start = body.start;
+    while start > 0 && matches!(source[start - 1], b' ' | b'\t') {
+        start -= 1;
+    }
+    let code = place(&edit.code, &inner, &file.style, edit.reindent);
+    let doc = docstring_end(file, body)
+        .filter(|_| !starts_with_string(&edit.code))
+        .map(|end| {
+            let statement = file.text[body.start..end].trim_end_matches([';', ' ', '\t']);
+            format!("{eol}{inner}{statement}")
+        })
+        .unwrap_or_default();
+    let code = if code.trim().is_empty() && doc.is_empty() {
+        format!("{eol}{inner}pass")
+    } else if code.trim().is_empty() {
+        String::new()
+    } else {
+        format!("{eol}{code}")
+    };
+    (start..body.end, format!("{doc}{code}"))
 }
 
 /// The end of a Python body's leading docstring, when it has one.
