@@ -8,26 +8,64 @@ use super::{Declaration, Kind, children, declaration, doc_start, squash, text};
 
 const COMMENTS: &[&str] = &["comment"];
 
+/// Names exported by an `export { … }` list or `export default name;`.
+type Listed<'a> = std::collections::BTreeSet<&'a str>;
+
 /// Every declaration of the file, in document order.
 pub fn declarations(tree: &Tree, source: &[u8]) -> Vec<Declaration> {
     let mut out = Vec::new();
+    let listed = exported_names(tree.root_node(), source);
     for node in children(tree.root_node()) {
         let (outer, decl, exported) = match node.kind() {
             "export_statement" => match node.child_by_field_name("declaration") {
                 Some(decl) => (node, decl, true),
                 None => continue,
             },
-            _ => (node, node, false),
+            _ => {
+                let named = node
+                    .child_by_field_name("name")
+                    .is_some_and(|n| listed.contains(text(n, source)));
+                (node, node, named)
+            }
         };
-        top_level(outer, decl, exported, source, &mut out);
+        top_level(outer, decl, (exported, &listed), source, &mut out);
     }
     out
 }
 
+/// The local names a file exports without exporting their declaration: `export { Repo,
+/// helper as h };` and `export default Repo;` (re-exports `… from './x'` name other files).
+fn exported_names<'a>(root: Node<'_>, source: &'a [u8]) -> Listed<'a> {
+    let mut names = Listed::new();
+    for node in children(root) {
+        if node.kind() != "export_statement" || node.child_by_field_name("source").is_some() {
+            continue;
+        }
+        if let Some(value) = node
+            .child_by_field_name("value")
+            .filter(|v| v.kind() == "identifier")
+        {
+            names.insert(text(value, source));
+        }
+        for clause in children(node)
+            .into_iter()
+            .filter(|c| c.kind() == "export_clause")
+        {
+            for spec in children(clause) {
+                if let Some(name) = spec.child_by_field_name("name") {
+                    names.insert(text(name, source));
+                }
+            }
+        }
+    }
+    names
+}
+
+/// `exported`: the statement exports the declaration, or the names an export list names.
 fn top_level(
     outer: Node<'_>,
     decl: Node<'_>,
-    exported: bool,
+    (exported, listed): (bool, &Listed<'_>),
     source: &[u8],
     out: &mut Vec<Declaration>,
 ) {
@@ -38,7 +76,7 @@ fn top_level(
         "function_declaration" | "generator_function_declaration" => Kind::Function,
         "type_alias_declaration" => Kind::Type,
         "lexical_declaration" | "variable_declaration" => {
-            return variables(outer, decl, exported, source, out);
+            return variables(outer, decl, (exported, listed), source, out);
         }
         _ => return,
     };
@@ -106,7 +144,7 @@ fn framed(node: Node<'_>, source: &[u8], kind: Kind, name: &str, symbol: String)
 fn variables(
     outer: Node<'_>,
     decl: Node<'_>,
-    exported: bool,
+    (exported, listed): (bool, &Listed<'_>),
     source: &[u8],
     out: &mut Vec<Declaration>,
 ) {
@@ -128,7 +166,7 @@ fn variables(
             continue;
         };
         let mut d = framed(outer, source, Kind::Constant, name, name.to_owned());
-        d.private = !exported;
+        d.private = !exported && !listed.contains(name);
         d.embedded = many;
         d.facts.insert("kind", keyword.clone());
         if let Some(ty) = declarator.child_by_field_name("type") {
