@@ -30,7 +30,50 @@ pub fn declarations(tree: &Tree, source: &[u8]) -> Vec<Declaration> {
         };
         top_level(outer, decl, (exported, &listed), source, &mut out);
     }
+    merge_overloads(out)
+}
+
+/// An overload group (`parse(x: string): number; parse(x: number): number; parse(x: any) {…}`)
+/// is one declaration: its range spans every signature and the implementation, its body is
+/// the implementation's, and the signatures before it become the `overloads` fact.
+fn merge_overloads(decls: Vec<Declaration>) -> Vec<Declaration> {
+    let mut out: Vec<Declaration> = Vec::new();
+    for mut d in decls {
+        let Some(prev) = out.last().filter(|p| overloaded_by(p, &d)) else {
+            out.push(d);
+            continue;
+        };
+        let facts = &prev.facts;
+        let signature = format!(
+            "{}{}",
+            facts.get("parameters").map_or("", String::as_str),
+            facts.get("return_type").map_or("", String::as_str)
+        );
+        let overloads = match facts.get("overloads") {
+            Some(earlier) => format!("{earlier} {signature}"),
+            None => signature,
+        };
+        d.facts.insert("overloads", overloads);
+        (d.range.start, d.attrs, d.core) = (prev.range.start, prev.attrs, prev.core);
+        d.private &= prev.private;
+        if let Some(decorators) = prev.facts.get("decorators") {
+            d.facts.insert("decorators", decorators.clone());
+        }
+        out.pop();
+        out.push(d);
+    }
     out
+}
+
+/// `next` continues the overload group `prev` ends: the same function or method, `prev` a
+/// signature without a body.
+fn overloaded_by(prev: &Declaration, next: &Declaration) -> bool {
+    matches!(prev.kind, Kind::Function | Kind::Method)
+        && prev.kind == next.kind
+        && prev.symbol == next.symbol
+        && prev.container == next.container
+        && prev.body.is_none()
+        && prev.range.end <= next.range.start
 }
 
 /// The local names a file exports without exporting their declaration: `export { Repo,
@@ -73,7 +116,9 @@ fn top_level(
         "class_declaration" | "abstract_class_declaration" => Kind::Class,
         "interface_declaration" => Kind::Interface,
         "enum_declaration" => Kind::Enum,
-        "function_declaration" | "generator_function_declaration" => Kind::Function,
+        "function_declaration" | "generator_function_declaration" | "function_signature" => {
+            Kind::Function
+        }
         "type_alias_declaration" => Kind::Type,
         "lexical_declaration" | "variable_declaration" => {
             return variables(outer, decl, (exported, listed), source, out);
