@@ -363,8 +363,21 @@ fn remove_symbol(decl: &Declaration, file: &File<'_>) -> Result<Change> {
     let next_blank = end < source.len() && blank_line(source, end);
     if prev_blank && (next_blank || next_closes || end >= source.len()) {
         from = line_start(source, start - 1);
-    } else if !prev_blank && next_blank {
+    } else if !prev_blank && next_blank && opens_block(file, start) {
+        // The first member after `{` / `:`: its separating blank line would dangle. A
+        // declaration that ends a group keeps the blank line separating the groups.
         to = line_end(source, end);
     }
     Ok((from..to, String::new()))
+}
+
+/// Whether the line before `start` opens a block (ends with `{`, `(`, `[`, or a Python `:`),
+/// or there is none: what follows the removed lines would start the block.
+fn opens_block(file: &File<'_>, start: usize) -> bool {
+    if start == 0 {
+        return true;
+    }
+    let source = file.text.as_bytes();
+    let prev = file.text[line_start(source, start - 1)..start].trim_end();
+    prev.ends_with(['{', '(', '[']) || (file.lang.indented_blocks() && prev.ends_with(':'))
 }
