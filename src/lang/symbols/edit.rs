@@ -301,10 +301,19 @@ fn insert_member(
     let content_start = close - content.len();
     let content_end = open + file.text[open..close].trim_end().len();
     let empty = content.trim().is_empty();
-    let after = |at: usize| (at..at, format!("{eol}{eol}{code}"));
+    // One blank line of separation on each side that has an adjacent neighbour.
+    let after = |at: usize| {
+        let tail = if glued_below(file, at) { eol } else { "" };
+        (at..at, format!("{eol}{eol}{code}{tail}"))
+    };
     let before = |at: usize| {
         let start = line_start(source, at);
-        (start..start, format!("{code}{eol}{eol}"))
+        let head = if opens_block(file, start) || blank_above(source, start) {
+            ""
+        } else {
+            eol
+        };
+        (start..start, format!("{head}{code}{eol}{eol}"))
     };
     let change = match position {
         _ if empty && file.lang.indented_blocks() => after(content_end),
@@ -380,4 +389,17 @@ fn opens_block(file: &File<'_>, start: usize) -> bool {
     let source = file.text.as_bytes();
     let prev = file.text[line_start(source, start - 1)..start].trim_end();
     prev.ends_with(['{', '(', '[']) || (file.lang.indented_blocks() && prev.ends_with(':'))
+}
+
+/// Whether the line above `start` is blank.
+fn blank_above(source: &[u8], start: usize) -> bool {
+    start > 0 && blank_line(source, line_start(source, start - 1))
+}
+
+/// Whether the line after the one holding `at` is a neighbour: not blank, not a closer.
+fn glued_below(file: &File<'_>, at: usize) -> bool {
+    let source = file.text.as_bytes();
+    let next = line_end(source, at);
+    let line = file.text[next..line_end(source, next)].trim();
+    !line.is_empty() && !line.starts_with(['}', ']', ')'])
 }
