@@ -113,7 +113,7 @@ fn replace_body(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Resul
             return Ok(inline_body(&body, &indent, edit, file));
         }
         let inner = indent_at(source, body.start);
-        let code = place(&edit.code, &inner, &file.style, edit.reindent);
+        let code = place(&edit.code, &inner, &file.style, edit.reindent, file.lang);
         let keep = docstring_end(file, &body).filter(|_| !starts_with_string(&edit.code));
         return Ok(match keep {
             None if code.trim().is_empty() => (body.start..body.end, "pass".to_owned()),
@@ -126,7 +126,7 @@ fn replace_body(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Resul
         });
     }
     let inner = format!("{indent}{}", file.style.unit);
-    let code = place(&edit.code, &inner, &file.style, edit.reindent);
+    let code = place(&edit.code, &inner, &file.style, edit.reindent, file.lang);
     let eol = file.style.eol;
     let text = if code.trim().is_empty() {
         format!("{{{eol}{indent}}}")
@@ -147,7 +147,7 @@ fn inline_body(body: &Range<usize>, indent: &str, edit: &SymbolEdit, file: &File
     while start > 0 && matches!(source[start - 1], b' ' | b'\t') {
         start -= 1;
     }
-    let code = place(&edit.code, &inner, &file.style, edit.reindent);
+    let code = place(&edit.code, &inner, &file.style, edit.reindent, file.lang);
     let doc = docstring_end(file, body)
         .filter(|_| !starts_with_string(&edit.code))
         .map(|end| {
@@ -239,7 +239,7 @@ fn replace_symbol(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Res
     }
     let source = file.text.as_bytes();
     let indent = indent_at(source, decl.range.start);
-    let code = place(&edit.code, &indent, &file.style, edit.reindent);
+    let code = place(&edit.code, &indent, &file.style, edit.reindent, file.lang);
     let code = code.trim_start_matches([' ', '\t']);
     if code.trim().is_empty() {
         return Err(refused(
@@ -292,7 +292,7 @@ fn insert_member(
         (None, true) => indent_at(source, members.start),
         (None, false) => format!("{}{}", indent_at(source, container.core), file.style.unit),
     };
-    let code = place(&edit.code, &indent, &file.style, edit.reindent);
+    let code = place(&edit.code, &indent, &file.style, edit.reindent, file.lang);
     if code.trim().is_empty() {
         return Err(refused(container, "insert_member needs `code`"));
     }

@@ -9,6 +9,7 @@ pub mod imports;
 pub mod layout;
 pub mod php;
 pub mod python;
+pub mod strings;
 pub mod typescript;
 
 use std::collections::BTreeMap;
