@@ -181,6 +181,17 @@ fn framed(node: Node<'_>, source: &[u8], kind: Kind, name: &str, symbol: String)
         .filter(|_| first == node)
         .map_or(node.start_byte(), |c| c.start_byte());
     super::decorators_fact(node, source, &mut d);
+    // In a class body a member's decorators are its siblings, not its children.
+    let mut siblings = Vec::new();
+    let mut at = Some(first).filter(|f| *f != node);
+    while let Some(decorator) = at.filter(|a| a.kind() == "decorator") {
+        siblings.push(squash(text(decorator, source)));
+        at = decorator.next_sibling();
+    }
+    if !siblings.is_empty() {
+        siblings.extend(d.facts.remove("decorators"));
+        d.facts.insert("decorators", siblings.join(" "));
+    }
     d
 }
 
