@@ -167,6 +167,11 @@ fn inline_body(body: &Range<usize>, indent: &str, edit: &SymbolEdit, file: &File
 
 /// The end of a Python body's leading docstring, when it has one.
 fn docstring_end(file: &File<'_>, body: &Range<usize>) -> Option<usize> {
+    docstring(file, body).map(|d| d.end)
+}
+
+/// A Python body's leading docstring statement, when it has one.
+fn docstring(file: &File<'_>, body: &Range<usize>) -> Option<Range<usize>> {
     let node = file
         .tree
         .root_node()
@@ -177,7 +182,8 @@ fn docstring_end(file: &File<'_>, body: &Range<usize>) -> Option<usize> {
     }
     let first = block.named_child(0)?;
     let string = first.named_child(0)?;
-    (first.kind() == "expression_statement" && string.kind() == "string").then(|| first.end_byte())
+    (first.kind() == "expression_statement" && string.kind() == "string")
+        .then(|| first.byte_range())
 }
 
 fn starts_with_string(code: &str) -> bool {
@@ -239,7 +245,17 @@ fn replace_symbol(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Res
     }
     let source = file.text.as_bytes();
     let indent = indent_at(source, decl.range.start);
-    let code = place(&edit.code, &indent, &file.style, edit.reindent, file.lang);
+    // Python: the docstring is the doc comment; code without one keeps the existing one.
+    let old_doc = decl.body.as_ref().and_then(|b| docstring(file, b));
+    let code = match old_doc.filter(|_| file.lang == Lang::Python) {
+        Some(doc) => {
+            let flat = place(&edit.code, "", &file.style, edit.reindent, file.lang);
+            let doc = &file.text[doc];
+            super::python::keep_docstring(&flat, doc, file.style.eol).unwrap_or(flat)
+        }
+        None => edit.code.clone(),
+    };
+    let code = place(&code, &indent, &file.style, edit.reindent, file.lang);
     let code = code.trim_start_matches([' ', '\t']);
     if code.trim().is_empty() {
         return Err(refused(
