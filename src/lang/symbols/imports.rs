@@ -67,7 +67,9 @@ pub fn add_use(file: &File<'_>, name: &str) -> Result<Option<(Range<usize>, Stri
     }
     let eol = file.style.eol;
     let same: Vec<&Import> = existing.iter().filter(|i| i.block == block).collect();
-    if let Some(next) = same.iter().find(|i| i.key > key) {
+    // Sorted by key, then by what is imported (`from typing import List` before `… Optional`).
+    let wanted = (&key, &names);
+    if let Some(next) = same.iter().find(|i| (&i.key, &i.names) > wanted) {
         let at = line_start(source, next.range.start);
         return Ok(Some((at..at, format!("{statement}{eol}"))));
     }
@@ -460,6 +462,11 @@ mod tests {
             "<?php\nuse A\\B;\nuse B\\C;\nuse C\\D;\n"
         );
         assert_eq!(add("a.php", php, "\\c\\d"), php);
+        let one = "import os\nfrom typing import Optional\n";
+        assert_eq!(
+            add("a.py", one, "from typing import List"),
+            "import os\nfrom typing import List\nfrom typing import Optional\n"
+        );
         let py = "import os\nfrom typing import List, Optional\n";
         assert_eq!(add("a.py", py, "typing.Optional"), py);
         assert_eq!(add("a.py", py, "from typing import List"), py);
