@@ -299,10 +299,12 @@ fn insert_member(
         find(file.decls, &query, file.lang, file.path)
     };
     // Indentation of members: an existing member's, or one level below the container.
+    // (A member that shares its line with the `{` says nothing about indentation.)
     let first_member = file
         .decls
         .iter()
-        .find(|d| d.container.as_deref() == Some(container.symbol.as_str()) && !d.embedded);
+        .find(|d| d.container.as_deref() == Some(container.symbol.as_str()) && !d.embedded)
+        .filter(|m| blank(source, line_start(source, m.range.start)..m.range.start));
     let indent = match (first_member, file.lang.indented_blocks()) {
         (Some(m), _) => indent_at(source, m.range.start),
         (None, true) => indent_at(source, members.start),
@@ -412,10 +414,14 @@ fn blank_above(source: &[u8], start: usize) -> bool {
     start > 0 && blank_line(source, line_start(source, start - 1))
 }
 
-/// Whether the line after the one holding `at` is a neighbour: not blank, not a closer.
+/// Whether the line after the one holding `at` is a neighbour: not blank, not a closer (and
+/// nothing follows `at` on its own line).
 fn glued_below(file: &File<'_>, at: usize) -> bool {
     let source = file.text.as_bytes();
     let next = line_end(source, at);
+    if !file.text[at..next].trim().is_empty() {
+        return false;
+    }
     let line = file.text[next..line_end(source, next)].trim();
     !line.is_empty() && !line.starts_with(['}', ']', ')'])
 }

@@ -1,7 +1,8 @@
 //! Regression tests for the defects of the issue #7 review (one test or more per finding).
 
-use super::tests::decls_of;
+use super::tests::{decls_of, edited};
 use super::*;
+use crate::plan::symbol::{Position, SymbolOp};
 
 #[test]
 fn a_namespace_in_the_query_must_be_the_declarations_own() {
@@ -35,4 +36,22 @@ fn a_namespace_in_the_query_must_be_the_declarations_own() {
     assert_eq!(code("C\\X::f()").expect_err("C").code, Code::TargetMissing);
     assert_eq!(code("B\\X::f").ok().flatten().as_deref(), Some("B\\X::f()"));
     assert_eq!(code("X::f()").expect_err("X").code, Code::AmbiguousTarget);
+}
+
+#[test]
+fn insert_after_a_member_that_shares_its_line_adds_no_trailing_blank() {
+    let source = "<?php\nclass A { const X = 1; }\nclass B {}\n";
+    let out = edited(
+        "a.php",
+        source,
+        SymbolOp::InsertMember(Position::After("X".into())),
+        "A",
+        "const Y = 2;",
+        true,
+    )
+    .expect("edit");
+    assert_eq!(
+        out,
+        "<?php\nclass A { const X = 1;\n\n    const Y = 2; }\nclass B {}\n"
+    );
 }
