@@ -55,3 +55,42 @@ fn insert_after_a_member_that_shares_its_line_adds_no_trailing_blank() {
         "<?php\nclass A { const X = 1;\n\n    const Y = 2; }\nclass B {}\n"
     );
 }
+
+#[test]
+fn the_guard_compares_an_overload_group_by_its_signatures() {
+    let before = "export function fmt(a: string): string;\nexport function fmt(a: number): string;\nexport function fmt(a: any): string {\n  return String(a);\n}\n";
+    let changes = |after: &str| -> Vec<String> {
+        crate::lang::api::compare("f.ts", &decls_of("f.ts", before), &decls_of("f.ts", after))
+            .iter()
+            .map(|c| c.describe())
+            .collect()
+    };
+    let widened = before.replace("(a: any)", "(a: unknown)");
+    assert!(
+        changes(&widened).is_empty(),
+        "the implementation is not API"
+    );
+    let added = before.replace(
+        "export function fmt(a: any)",
+        "export function fmt(a: boolean): string;\nexport function fmt(a: any)",
+    );
+    assert!(changes(&added).is_empty(), "a new overload is an addition");
+    let dropped = before.replace("export function fmt(a: number): string;\n", "");
+    assert_eq!(changes(&dropped), ["changed function fmt (overloads)"]);
+    let decls = decls_of("f.ts", before);
+    assert_eq!(decls.len(), 1);
+    assert_eq!(
+        decls[0].facts.get("overloads").map(String::as_str),
+        Some("(a:string):string; (a:number):string")
+    );
+    let port = decls_of(
+        "p.ts",
+        "export interface Port {\n  send(a: string): void;\n  send(a: number): void;\n}\n",
+    );
+    let send: Vec<_> = port.iter().filter(|d| d.symbol == "Port.send").collect();
+    assert_eq!(send.len(), 1);
+    assert_eq!(
+        send[0].facts.get("overloads").map(String::as_str),
+        Some("(a:string):void; (a:number):void")
+    );
+}

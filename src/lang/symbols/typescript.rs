@@ -50,7 +50,7 @@ fn merge_overloads(decls: Vec<Declaration>) -> Vec<Declaration> {
             facts.get("return_type").map_or("", String::as_str)
         );
         let overloads = match facts.get("overloads") {
-            Some(earlier) => format!("{earlier} {signature}"),
+            Some(earlier) => format!("{earlier}{OVERLOAD_SEPARATOR}{signature}"),
             None => signature,
         };
         d.facts.insert("overloads", overloads);
@@ -62,8 +62,24 @@ fn merge_overloads(decls: Vec<Declaration>) -> Vec<Declaration> {
         out.pop();
         out.push(d);
     }
+    for d in out.iter_mut().filter(|d| d.facts.contains_key("overloads")) {
+        // Callers see the signatures only: a bodiless last one is an overload too, an
+        // implementation's own parameters are not API.
+        let own = (
+            d.facts.remove("parameters").unwrap_or_default(),
+            d.facts.remove("return_type").unwrap_or_default(),
+        );
+        d.facts.remove("type_parameters");
+        let last_signature = d.body.is_none();
+        if let Some(list) = d.facts.get_mut("overloads").filter(|_| last_signature) {
+            list.push_str(&format!("{OVERLOAD_SEPARATOR}{}{}", own.0, own.1));
+        }
+    }
     out
 }
+
+/// Between the signatures of the `overloads` fact (never inside a squashed signature).
+pub const OVERLOAD_SEPARATOR: &str = "; ";
 
 /// `next` continues the overload group `prev` ends: the same function or method, `prev` a
 /// signature without a body.
