@@ -160,7 +160,9 @@ fn inline_body(body: &Range<usize>, indent: &str, edit: &SymbolEdit, file: &File
     } else if code.trim().is_empty() {
         String::new()
     } else {
-        format!("{eol}{code}")
+        // Verbatim code (`reindent: false`) still starts at the block's indentation, as a
+        // replaced block body's first line does.
+        format!("{eol}{inner}{}", code.trim_start_matches([' ', '\t']))
     };
     (start..body.end, format!("{doc}{code}"))
 }

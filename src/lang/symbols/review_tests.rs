@@ -94,3 +94,23 @@ fn the_guard_compares_an_overload_group_by_its_signatures() {
         Some("(a:string):void; (a:number):void")
     );
 }
+
+#[test]
+fn one_line_python_bodies_become_blocks_also_verbatim_and_with_crlf() {
+    let source = "class A:\r\n    def f(self): return 1\r\n";
+    let body = |code: &str, reindent: bool| {
+        edited("a.py", source, SymbolOp::ReplaceBody, "A.f", code, reindent).expect("edit")
+    };
+    assert_eq!(
+        body("x = 1\nif x:\n    return x\nreturn 0", true),
+        "class A:\r\n    def f(self):\r\n        x = 1\r\n        if x:\r\n            return x\r\n        return 0\r\n"
+    );
+    assert_eq!(
+        body("return 2\n        # verbatim", false),
+        "class A:\r\n    def f(self):\r\n        return 2\r\n        # verbatim\r\n"
+    );
+    assert_eq!(
+        body("", true),
+        "class A:\r\n    def f(self):\r\n        pass\r\n"
+    );
+}
