@@ -252,8 +252,9 @@ fn replace_symbol(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Res
     let code = match old_doc.filter(|_| file.lang == Lang::Python) {
         Some(doc) => {
             let flat = place(&edit.code, "", &file.style, edit.reindent, file.lang);
+            let old_indent = indent_at(source, doc.start);
             let doc = &file.text[doc];
-            super::python::keep_docstring(&flat, doc, file.style.eol).unwrap_or(flat)
+            super::python::keep_docstring(&flat, doc, &old_indent, file.style.eol).unwrap_or(flat)
         }
         None => edit.code.clone(),
     };

@@ -125,10 +125,11 @@ fn attribute(statement: Node<'_>, source: &[u8], class: &str) -> Option<Declarat
     Some(d)
 }
 
-/// `code` (one definition, at column 0) with `docstring` as the first statement of its body,
+/// `code` (one definition, at column 0) with `docstring` (written at `old_indent`) as the
+/// first statement of its body,
 /// or `None` when its body already starts with a string, is on the signature's line, or the
 /// code holds no definition.
-pub fn keep_docstring(code: &str, docstring: &str, eol: &str) -> Option<String> {
+pub fn keep_docstring(code: &str, docstring: &str, old_indent: &str, eol: &str) -> Option<String> {
     let provider = crate::lang::provider_for("code.py")?;
     let tree = crate::lang::parse::parse(provider, code.as_bytes(), None).ok()?;
     let node = children(tree.root_node())
@@ -145,6 +146,16 @@ pub fn keep_docstring(code: &str, docstring: &str, eol: &str) -> Option<String> 
     let indent = code
         .get(line..at)
         .filter(|i| i.trim().is_empty() && !i.is_empty())?;
+    // The docstring's later lines move from its old indentation to the new body's.
+    let docstring: Vec<String> = docstring
+        .split('\n')
+        .enumerate()
+        .map(|(i, line)| match line.strip_prefix(old_indent) {
+            Some(rest) if i > 0 && !line.trim().is_empty() => format!("{indent}{rest}"),
+            _ => line.to_owned(),
+        })
+        .collect();
+    let docstring = docstring.join("\n");
     Some(format!(
         "{}{docstring}{eol}{indent}{}",
         &code[..at],

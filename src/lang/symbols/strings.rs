@@ -14,8 +14,9 @@ enum State {
     BlockComment,
     /// `'…'` / `"…"` (multi-line in PHP; in Python and TypeScript only with a `\` at line end).
     Quoted(u8),
-    /// Python `'''…'''` / `"""…"""`.
-    Triple(u8),
+    /// Python `'''…'''` / `"""…"""`; `true` for a docstring (a string that is a statement of
+    /// its own), whose indentation is not part of its value (PEP 257) and follows the code.
+    Triple(u8, bool),
     /// TypeScript `` `…` ``.
     Template,
     /// PHP heredoc / nowdoc body, until a line starting (after indentation) with the marker.
@@ -26,9 +27,21 @@ enum State {
 pub fn continued_lines(code: &str, lang: Lang) -> Vec<bool> {
     let mut state = State::Code;
     let mut flags = Vec::new();
+    // A docstring is the first statement of a block: the fragment's first, or after a `:`.
+    let mut block_start = true;
     for line in code.lines() {
-        flags.push(!matches!(state, State::Code | State::BlockComment));
-        state = scan_line(line, state, lang);
+        flags.push(!matches!(
+            state,
+            State::Code | State::BlockComment | State::Triple(_, true)
+        ));
+        let from_code = state == State::Code;
+        state = match scan_line(line, state, lang) {
+            State::Triple(q, true) if from_code && !block_start => State::Triple(q, false),
+            other => other,
+        };
+        if !line.trim().is_empty() {
+            block_start = line.trim_end().ends_with(':');
+        }
     }
     flags
 }
@@ -79,7 +92,9 @@ fn scan_from(b: &[u8], mut i: usize, mut state: State, lang: Lang) -> State {
                 }
                 if lang == Lang::Python && (c == b'\'' || c == b'"') && b[i..].starts_with(&[c; 3])
                 {
-                    state = State::Triple(c);
+                    let head = std::str::from_utf8(&b[..i]).unwrap_or("x").trim_start();
+                    let docstring = head.len() <= 2 && head.chars().all(|p| "rRuUfFbB".contains(p));
+                    state = State::Triple(c, docstring);
                     i += 3;
                     continue;
                 }
@@ -93,9 +108,9 @@ fn scan_from(b: &[u8], mut i: usize, mut state: State, lang: Lang) -> State {
                 state = State::Code;
                 i += 1;
             }
-            State::Quoted(_) | State::Triple(_) | State::Template if c == b'\\' => i += 1,
+            State::Quoted(_) | State::Triple(..) | State::Template if c == b'\\' => i += 1,
             State::Quoted(q) if c == *q => state = State::Code,
-            State::Triple(q) if b[i..].starts_with(&[*q; 3]) => {
+            State::Triple(q, _) if b[i..].starts_with(&[*q; 3]) => {
                 state = State::Code;
                 i += 2;
             }
@@ -135,10 +150,17 @@ mod tests {
 
     #[test]
     fn python_triple_quotes_and_typescript_templates() {
-        let py = "s = \"\"\"a\n  b\"\"\"\n# '''\nt = 'x'\nu = '''\n'''";
+        let py = "s = \"\"\"a\n  b\"\"\"\n# '''\nt = 'x'\nu = '''\n'''\ndef f():\n    r\"\"\"Doc.\n\n      More.\n    \"\"\"\n    g(\n        \"\"\"\n  value\n\"\"\")";
         assert_eq!(
             continued_lines(py, Lang::Python),
-            [false, true, false, false, false, true]
+            [
+                false, true, false, false, false, true, false, false, false, false, false, false,
+                false, true, true
+            ]
+        );
+        assert_eq!(
+            continued_lines("\"\"\"Doc.\n  x\"\"\"\nreturn 1", Lang::Python),
+            [false, false, false]
         );
         let ts = "const s = `a\n  ${b}\n`;\n/* ` */\nf('`');\nconst t = `\\``;";
         assert_eq!(
