@@ -386,19 +386,24 @@ fn remove_symbol(decl: &Declaration, file: &File<'_>) -> Result<Change> {
     if !own_lines {
         return Ok((range, String::new()));
     }
-    let (mut from, mut to) = (start, end);
-    let prev_blank = start > 0 && blank_line(source, line_start(source, start - 1));
-    let next = &file.text[end..line_end(source, end)];
-    let next_closes = next.trim_start().starts_with(['}', ']', ')']);
-    let next_blank = end < source.len() && blank_line(source, end);
-    if prev_blank && (next_blank || next_closes || end >= source.len()) {
-        from = line_start(source, start - 1);
-    } else if !prev_blank && next_blank && opens_block(file, start) {
-        // The first member after `{` / `:`: its separating blank line would dangle. A
-        // declaration that ends a group keeps the blank line separating the groups.
-        to = line_end(source, end);
+    // The blank lines around the removed lines become one gap as wide as the wider of the
+    // two (groups stay apart, nothing doubles), or none next to a block's start or end.
+    let (mut from, mut above) = (start, 0);
+    while from > 0 && blank_line(source, line_start(source, from - 1)) {
+        from = line_start(source, from - 1);
+        above += 1;
     }
-    Ok((from..to, String::new()))
+    let (mut to, mut below) = (end, 0);
+    while blank_line(source, to) {
+        to = line_end(source, to);
+        below += 1;
+    }
+    let next = &file.text[to..line_end(source, to)];
+    let edge = opens_block(file, from)
+        || to >= source.len()
+        || next.trim_start().starts_with(['}', ']', ')']);
+    let keep = if edge { 0 } else { above.max(below) };
+    Ok((from..to, file.style.eol.repeat(keep)))
 }
 
 /// Whether the line before `start` opens a block (ends with `{`, `(`, `[`, or a Python `:`),

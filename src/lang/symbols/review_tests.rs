@@ -114,3 +114,32 @@ fn one_line_python_bodies_become_blocks_also_verbatim_and_with_crlf() {
         "class A:\r\n    def f(self):\r\n        pass\r\n"
     );
 }
+
+#[test]
+fn removal_keeps_the_wider_gap_around_it_and_never_doubles_it() {
+    let module = "def a():\n    pass\n\n\ndef b():\n    pass\n\n\ndef c():\n    pass\n";
+    let remove = |path: &str, source: &str, symbol: &str| {
+        edited(path, source, SymbolOp::RemoveSymbol, symbol, "", true).expect("edit")
+    };
+    assert_eq!(
+        remove("m.py", module, "b"),
+        "def a():\n    pass\n\n\ndef c():\n    pass\n"
+    );
+    assert_eq!(
+        remove("m.py", module, "a"),
+        "def b():\n    pass\n\n\ndef c():\n    pass\n"
+    );
+    assert_eq!(
+        remove("m.py", module, "c"),
+        "def a():\n    pass\n\n\ndef b():\n    pass\n"
+    );
+    let php = "<?php\nclass A\n{\n    const X = 1;\n    const Y = 2;\n\n    private $p;\n}\n";
+    assert_eq!(
+        remove("a.php", php, "A::Y"),
+        "<?php\nclass A\n{\n    const X = 1;\n\n    private $p;\n}\n"
+    );
+    assert_eq!(
+        remove("a.php", php, "A::$p"),
+        "<?php\nclass A\n{\n    const X = 1;\n    const Y = 2;\n}\n"
+    );
+}
