@@ -1,6 +1,8 @@
-//! TypeScript (and JavaScript) declarations: classes, interfaces, enums, functions, type aliases and `const` /
-//! `let` bindings, with their methods, fields, signatures and members, spelled `Class.method` and `function`. Only what the file
-//! exports is public API; `private`, `protected` and `#name` members are private.
+//! TypeScript (and JavaScript) declarations: classes, interfaces, enums, functions, type aliases
+//! and `const` / `let` bindings, with their methods, fields, signatures and members, spelled
+//! `Class.method` and `function`. Only what the file exports (`export …`, `export { … }`,
+//! `export default name`) is public API; `private`, `protected` and `#name` members are private.
+//! An overload group (signatures plus implementation) is one declaration.
 
 use tree_sitter::{Node, Tree};
 
