@@ -25,7 +25,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "patch",
         summary: "one target, one operation: text (--find), a structure (--symbol, --at IDENTITY, --kind/--name), lines (--at LINE:HASH [--end-anchor]), a file boundary (--at file-start|file-end) or a JSON/YAML/TOML key path (--config-path)",
-        usage: "git identedit patch FILE (--find=TEXT | --symbol NAME | --at TARGET | --kind K --name GLOB) (--replace [TEXT] | --delete | --insert-before [TEXT] | --insert-after [TEXT] | --insert [TEXT] | --scoped-regex P --scoped-replacement R) [--text-file F | --stdin-text] [--auto-repair] [--dry-run] [--diff]; config files: git identedit patch FILE --config-path PATH (--set-value [JSON] | --append-value [JSON] | --delete) [--create-missing] [--document-index N]",
+        usage: "git identedit patch FILE (--find=TEXT | --symbol NAME | --at TARGET | --kind K --name GLOB) (--replace [TEXT] | --delete | --insert-before [TEXT] | --insert-after [TEXT] | --insert [TEXT] | --scoped-regex P --scoped-replacement R) [--text-file F | --stdin-text] [--auto-repair] [--allow-signature-change] [--dry-run] [--diff]; config files: git identedit patch FILE --config-path PATH (--set-value [JSON] | --append-value [JSON] | --delete) [--create-missing] [--document-index N]",
     },
     CommandSpec {
         name: "read",

@@ -100,6 +100,9 @@ pub struct PatchArgs {
     /// Read an identedit patch request (`{command, file, target, op}`) from stdin.
     #[arg(long)]
     pub json: bool,
+    /// Acknowledge changes to public declarations (refused under `identedit.apiGuard all`).
+    #[arg(long)]
+    pub allow_signature_change: bool,
 }
 
 pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)> {
@@ -110,7 +113,7 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
             .ok_or_else(|| usage("--from-diff needs the FILE to search"))?;
         return Ok((super::handoff::run(ws, diff, file)?, Vec::new()));
     }
-    let (plan, dry_run, input) = if args.json {
+    let (mut plan, dry_run, input) = if args.json {
         let mut input = Vec::new();
         std::io::stdin()
             .read_to_end(&mut input)
@@ -124,6 +127,7 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
             super::command_line(),
         )
     };
+    plan.allow_signature_change |= args.allow_signature_change;
     let options = txn::Options {
         dry_run,
         ..args.write.options()

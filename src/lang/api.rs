@@ -122,6 +122,9 @@ fn differences(olds: &[Declaration], news: &[Declaration]) -> Vec<FactChange> {
             old.facts.keys().chain(new.facts.keys()).collect();
         for key in keys {
             let (b, a) = (old.facts.get(*key), new.facts.get(*key));
+            if *key == "overloads" && only_added(b, a) {
+                continue;
+            }
             if b != a && !out.iter().any(|f| f.fact == **key) {
                 out.push(FactChange {
                     fact: (*key).to_owned(),
@@ -147,6 +150,18 @@ fn differences(olds: &[Declaration], news: &[Declaration]) -> Vec<FactChange> {
         });
     }
     out
+}
+
+/// Whether a TypeScript overload list only gained signatures (an addition, not a change).
+fn only_added(before: Option<&String>, after: Option<&String>) -> bool {
+    let sep = symbols::typescript::OVERLOAD_SEPARATOR;
+    match (before, after) {
+        (Some(b), Some(a)) => {
+            let now: Vec<&str> = a.split(sep).collect();
+            b.split(sep).all(|s| now.contains(&s))
+        }
+        _ => false,
+    }
 }
 
 /// The declarations of a file before and after its change, when its language has a symbol

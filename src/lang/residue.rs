@@ -94,13 +94,28 @@ fn historical(name: &str) -> bool {
     HISTORICAL.contains(&stem.as_str())
 }
 
+/// A name to look for. In Markdown a `member` name (a method, property or constant without
+/// its class) counts only where it reads as code: `->run`, `::run`, `.run`, `$run`, `` `run``
+/// or `run(`, so that ordinary words in prose are not residue; templates are code throughout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name {
+    pub text: String,
+    pub member: bool,
+}
+
+impl Serialize for Name {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
 /// Scans the documents and templates under `root` for whole-word mentions of `names` (e.g.
 /// `Greeter::greet`, `greet`), in a stable order (paths sorted).
-pub fn scan(root: &Path, names: &[String]) -> Residue {
-    let names: Vec<&str> = names
+pub fn scan(root: &Path, names: &[Name]) -> Residue {
+    let names: Vec<(&str, bool)> = names
         .iter()
-        .map(|n| n.trim().trim_end_matches("()"))
-        .filter(|n| !n.is_empty())
+        .map(|n| (n.text.trim().trim_end_matches("()"), n.member))
+        .filter(|(n, _)| !n.is_empty())
         .collect();
     let mut files = Vec::new();
     collect(root, root, &mut files);
@@ -117,7 +132,9 @@ pub fn scan(root: &Path, names: &[String]) -> Residue {
         } else {
             Status::Open
         };
-        for (start, name) in matches(&text, &names) {
+        let lower = file_name.to_ascii_lowercase();
+        let prose = lower.ends_with(".md") || lower.ends_with(".markdown");
+        for (start, name) in matches(&text, &names, prose) {
             match status {
                 Status::Open => out.open += 1,
                 Status::Historical => out.historical += 1,
@@ -150,30 +167,41 @@ pub fn scan(root: &Path, names: &[String]) -> Residue {
     out
 }
 
-/// The spellings of a removed symbol worth looking for: `App\Greeter::greet()` gives
-/// `App\Greeter::greet`, `Greeter::greet` and `greet`; `User.save` gives `User.save`, `save`.
-pub fn names_for(symbol: &str) -> Vec<String> {
-    let bare = symbol.trim().trim_end_matches("()");
-    let mut names = vec![bare.to_owned()];
-    let short = bare.rsplit_once('\\').map_or(bare, |(_, s)| s);
-    names.push(short.to_owned());
-    let member = short
-        .rsplit_once("::")
-        .or_else(|| short.rsplit_once('.'))
-        .map(|(_, m)| m);
-    if let Some(member) = member {
-        names.push(member.trim_start_matches('$').to_owned());
+/// The spellings of removed symbols worth looking for, each once: `App\Greeter::greet()`
+/// gives `App\Greeter::greet`, `Greeter::greet` and the member `greet`; `User.save` gives
+/// `User.save` and the member `save`; `helper()` gives `helper`.
+pub fn names_for(symbols: &[String]) -> Vec<Name> {
+    let mut names: Vec<Name> = Vec::new();
+    let mut add = |text: &str, member: bool| {
+        if !text.is_empty() && !names.iter().any(|n| n.text == text) {
+            names.push(Name {
+                text: text.to_owned(),
+                member,
+            });
+        }
+    };
+    for symbol in symbols {
+        let bare = symbol.trim().trim_end_matches("()");
+        add(bare, false);
+        let short = bare.rsplit_once('\\').map_or(bare, |(_, s)| s);
+        add(short, false);
+        let member = short
+            .rsplit_once("::")
+            .or_else(|| short.rsplit_once('.'))
+            .map(|(_, m)| m);
+        if let Some(member) = member {
+            add(member.trim_start_matches('$'), true);
+        }
     }
-    names.dedup();
     names
 }
 
 /// Every whole-word occurrence of one of `names`, in text order; at one position the longest
 /// name wins.
-fn matches<'n>(text: &str, names: &[&'n str]) -> Vec<(usize, &'n str)> {
+fn matches<'n>(text: &str, names: &[(&'n str, bool)], prose: bool) -> Vec<(usize, &'n str)> {
     let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     let mut found: Vec<(usize, &str)> = Vec::new();
-    for &name in names {
+    for &(name, member) in names {
         let mut from = 0;
         while let Some(i) = text[from..].find(name) {
             let start = from + i;
@@ -181,7 +209,15 @@ fn matches<'n>(text: &str, names: &[&'n str]) -> Vec<(usize, &'n str)> {
             let before = text[..start].chars().next_back();
             let after = text[end..].chars().next();
             let starts_word = !name.starts_with(word) || !before.is_some_and(word);
-            if starts_word && !after.is_some_and(word) {
+            let code_like = || {
+                let head = &text[..start];
+                ["->", "::", ".", "$", "`"]
+                    .iter()
+                    .any(|p| head.ends_with(p))
+                    || after == Some('(')
+            };
+            let starts_word = starts_word || (member && before == Some('$'));
+            if starts_word && !after.is_some_and(word) && (!member || !prose || code_like()) {
                 found.push((start, name));
             }
             from = end;
@@ -246,7 +282,7 @@ mod tests {
         write("src/Greeter.php", "greet\n");
         write("node_modules/x/README.md", "greet\n");
         write("docs/notes.txt", "greet\n");
-        let names = vec!["Greeter::greet()".to_owned(), "greet".to_owned()];
+        let names = names_for(&["Greeter::greet()".to_owned()]);
         let residue = scan(root, &names);
         let seen: Vec<(&str, usize, &str, Status)> = residue
             .hits
@@ -275,14 +311,66 @@ mod tests {
         assert!(!residue.truncated);
     }
 
+    fn texts(symbols: &[&str]) -> Vec<(String, bool)> {
+        let symbols: Vec<String> = symbols.iter().map(|s| (*s).to_owned()).collect();
+        names_for(&symbols)
+            .into_iter()
+            .map(|n| (n.text, n.member))
+            .collect()
+    }
+
     #[test]
     fn names_for_removed_symbols() {
+        let own = |list: &[(&str, bool)]| -> Vec<(String, bool)> {
+            list.iter().map(|(t, m)| ((*t).to_owned(), *m)).collect()
+        };
         assert_eq!(
-            names_for("App\\Greeter::greet()"),
-            ["App\\Greeter::greet", "Greeter::greet", "greet"]
+            texts(&["App\\Greeter::greet()"]),
+            own(&[
+                ("App\\Greeter::greet", false),
+                ("Greeter::greet", false),
+                ("greet", true)
+            ])
         );
-        assert_eq!(names_for("User.save"), ["User.save", "save"]);
-        assert_eq!(names_for("helper()"), ["helper"]);
-        assert_eq!(names_for("Greeter::$count"), ["Greeter::$count", "count"]);
+        assert_eq!(
+            texts(&["User.save"]),
+            own(&[("User.save", false), ("save", true)])
+        );
+        assert_eq!(texts(&["helper()"]), own(&[("helper", false)]));
+        assert_eq!(texts(&["Greeter"]), own(&[("Greeter", false)]));
+        assert_eq!(
+            texts(&["Greeter::$count"]),
+            own(&[("Greeter::$count", false), ("count", true)])
+        );
+        // Every name once, also across symbols.
+        assert_eq!(
+            texts(&["A::run()", "B::run()", "A::run()"]),
+            own(&[("A::run", false), ("run", true), ("B::run", false)])
+        );
+    }
+
+    #[test]
+    fn member_names_count_only_where_they_read_as_code() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = "Run it: we run the job.\nCall `$job->run()`, `Job::run`, job.run or run().\nThe $count and count, `count`.\n";
+        std::fs::write(dir.path().join("README.md"), text).expect("write");
+        let names = names_for(&["Job::run()".to_owned(), "Job::$count".to_owned()]);
+        let residue = scan(dir.path(), &names);
+        let seen: Vec<(usize, &str)> = residue
+            .hits
+            .iter()
+            .map(|h| (h.line, &text[h.start..h.end]))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (2, "run"),
+                (2, "Job::run"),
+                (2, "run"),
+                (2, "run"),
+                (3, "count"),
+                (3, "count")
+            ]
+        );
     }
 }

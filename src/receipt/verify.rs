@@ -240,10 +240,7 @@ fn residue_check(root: &std::path::Path, stored: &Stored, accept: Option<&str>) 
             json!({"status": "clear", "names": []}),
         );
     }
-    let names: Vec<String> = removed
-        .iter()
-        .flat_map(|s| crate::lang::residue::names_for(s))
-        .collect();
+    let names = crate::lang::residue::names_for(removed);
     let found = crate::lang::residue::scan(root, &names);
     let (verdict, status) = match (found.open, accept) {
         (0, _) => (Verdict::Passed, "clear"),

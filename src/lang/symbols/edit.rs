@@ -109,8 +109,11 @@ fn replace_body(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Resul
     let source = file.text.as_bytes();
     let indent = indent_at(source, decl.core);
     if file.lang.indented_blocks() {
+        if !blank(source, line_start(source, body.start)..body.start) {
+            return Ok(inline_body(&body, &indent, edit, file));
+        }
         let inner = indent_at(source, body.start);
-        let code = place(&edit.code, &inner, &file.style, edit.reindent);
+        let code = place(&edit.code, &inner, &file.style, edit.reindent, file.lang);
         let keep = docstring_end(file, &body).filter(|_| !starts_with_string(&edit.code));
         return Ok(match keep {
             None if code.trim().is_empty() => (body.start..body.end, "pass".to_owned()),
@@ -123,7 +126,7 @@ fn replace_body(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Resul
         });
     }
     let inner = format!("{indent}{}", file.style.unit);
-    let code = place(&edit.code, &inner, &file.style, edit.reindent);
+    let code = place(&edit.code, &inner, &file.style, edit.reindent, file.lang);
     let eol = file.style.eol;
     let text = if code.trim().is_empty() {
         format!("{{{eol}{indent}}}")
@@ -133,8 +136,44 @@ fn replace_body(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Resul
     Ok((body, text))
 }
 
+/// A Python body written on the signature's line (`def f(self): return 1`): the new body
+/// becomes an indented block under the signature (a compound statement cannot follow the
+/// `:` on its line); a kept docstring moves into the block with it.
+fn inline_body(body: &Range<usize>, indent: &str, edit: &SymbolEdit, file: &File<'_>) -> Change {
+    let source = file.text.as_bytes();
+    let inner = format!("{indent}{}", file.style.unit);
+    let eol = file.style.eol;
+    let mut start = body.start;
+    while start > 0 && matches!(source[start - 1], b' ' | b'\t') {
+        start -= 1;
+    }
+    let code = place(&edit.code, &inner, &file.style, edit.reindent, file.lang);
+    let doc = docstring_end(file, body)
+        .filter(|_| !starts_with_string(&edit.code))
+        .map(|end| {
+            let statement = file.text[body.start..end].trim_end_matches([';', ' ', '\t']);
+            format!("{eol}{inner}{statement}")
+        })
+        .unwrap_or_default();
+    let code = if code.trim().is_empty() && doc.is_empty() {
+        format!("{eol}{inner}pass")
+    } else if code.trim().is_empty() {
+        String::new()
+    } else {
+        // Verbatim code (`reindent: false`) still starts at the block's indentation, as a
+        // replaced block body's first line does.
+        format!("{eol}{inner}{}", code.trim_start_matches([' ', '\t']))
+    };
+    (start..body.end, format!("{doc}{code}"))
+}
+
 /// The end of a Python body's leading docstring, when it has one.
 fn docstring_end(file: &File<'_>, body: &Range<usize>) -> Option<usize> {
+    docstring(file, body).map(|d| d.end)
+}
+
+/// A Python body's leading docstring statement, when it has one.
+fn docstring(file: &File<'_>, body: &Range<usize>) -> Option<Range<usize>> {
     let node = file
         .tree
         .root_node()
@@ -145,7 +184,8 @@ fn docstring_end(file: &File<'_>, body: &Range<usize>) -> Option<usize> {
     }
     let first = block.named_child(0)?;
     let string = first.named_child(0)?;
-    (first.kind() == "expression_statement" && string.kind() == "string").then(|| first.end_byte())
+    (first.kind() == "expression_statement" && string.kind() == "string")
+        .then(|| first.byte_range())
 }
 
 fn starts_with_string(code: &str) -> bool {
@@ -207,7 +247,18 @@ fn replace_symbol(decl: &Declaration, edit: &SymbolEdit, file: &File<'_>) -> Res
     }
     let source = file.text.as_bytes();
     let indent = indent_at(source, decl.range.start);
-    let code = place(&edit.code, &indent, &file.style, edit.reindent);
+    // Python: the docstring is the doc comment; code without one keeps the existing one.
+    let old_doc = decl.body.as_ref().and_then(|b| docstring(file, b));
+    let code = match old_doc.filter(|_| file.lang == Lang::Python) {
+        Some(doc) => {
+            let flat = place(&edit.code, "", &file.style, edit.reindent, file.lang);
+            let old_indent = indent_at(source, doc.start);
+            let doc = &file.text[doc];
+            super::python::keep_docstring(&flat, doc, &old_indent, file.style.eol).unwrap_or(flat)
+        }
+        None => edit.code.clone(),
+    };
+    let code = place(&code, &indent, &file.style, edit.reindent, file.lang);
     let code = code.trim_start_matches([' ', '\t']);
     if code.trim().is_empty() {
         return Err(refused(
@@ -251,16 +302,18 @@ fn insert_member(
         find(file.decls, &query, file.lang, file.path)
     };
     // Indentation of members: an existing member's, or one level below the container.
+    // (A member that shares its line with the `{` says nothing about indentation.)
     let first_member = file
         .decls
         .iter()
-        .find(|d| d.container.as_deref() == Some(container.symbol.as_str()) && !d.embedded);
+        .find(|d| d.container.as_deref() == Some(container.symbol.as_str()) && !d.embedded)
+        .filter(|m| blank(source, line_start(source, m.range.start)..m.range.start));
     let indent = match (first_member, file.lang.indented_blocks()) {
         (Some(m), _) => indent_at(source, m.range.start),
         (None, true) => indent_at(source, members.start),
         (None, false) => format!("{}{}", indent_at(source, container.core), file.style.unit),
     };
-    let code = place(&edit.code, &indent, &file.style, edit.reindent);
+    let code = place(&edit.code, &indent, &file.style, edit.reindent, file.lang);
     if code.trim().is_empty() {
         return Err(refused(container, "insert_member needs `code`"));
     }
@@ -269,10 +322,19 @@ fn insert_member(
     let content_start = close - content.len();
     let content_end = open + file.text[open..close].trim_end().len();
     let empty = content.trim().is_empty();
-    let after = |at: usize| (at..at, format!("{eol}{eol}{code}"));
+    // One blank line of separation on each side that has an adjacent neighbour.
+    let after = |at: usize| {
+        let tail = if glued_below(file, at) { eol } else { "" };
+        (at..at, format!("{eol}{eol}{code}{tail}"))
+    };
     let before = |at: usize| {
         let start = line_start(source, at);
-        (start..start, format!("{code}{eol}{eol}"))
+        let head = if opens_block(file, start) || blank_above(source, start) {
+            ""
+        } else {
+            eol
+        };
+        (start..start, format!("{head}{code}{eol}{eol}"))
     };
     let change = match position {
         _ if empty && file.lang.indented_blocks() => after(content_end),
@@ -324,15 +386,50 @@ fn remove_symbol(decl: &Declaration, file: &File<'_>) -> Result<Change> {
     if !own_lines {
         return Ok((range, String::new()));
     }
-    let (mut from, mut to) = (start, end);
-    let prev_blank = start > 0 && blank_line(source, line_start(source, start - 1));
-    let next = &file.text[end..line_end(source, end)];
-    let next_closes = next.trim_start().starts_with(['}', ']', ')']);
-    let next_blank = end < source.len() && blank_line(source, end);
-    if prev_blank && (next_blank || next_closes || end >= source.len()) {
-        from = line_start(source, start - 1);
-    } else if !prev_blank && next_blank {
-        to = line_end(source, end);
+    // The blank lines around the removed lines become one gap as wide as the wider of the
+    // two (groups stay apart, nothing doubles), or none next to a block's start or end.
+    let (mut from, mut above) = (start, 0);
+    while from > 0 && blank_line(source, line_start(source, from - 1)) {
+        from = line_start(source, from - 1);
+        above += 1;
     }
-    Ok((from..to, String::new()))
+    let (mut to, mut below) = (end, 0);
+    while blank_line(source, to) {
+        to = line_end(source, to);
+        below += 1;
+    }
+    let next = &file.text[to..line_end(source, to)];
+    let edge = opens_block(file, from)
+        || to >= source.len()
+        || next.trim_start().starts_with(['}', ']', ')']);
+    let keep = if edge { 0 } else { above.max(below) };
+    Ok((from..to, file.style.eol.repeat(keep)))
+}
+
+/// Whether the line before `start` opens a block (ends with `{`, `(`, `[`, or a Python `:`),
+/// or there is none: what follows the removed lines would start the block.
+fn opens_block(file: &File<'_>, start: usize) -> bool {
+    if start == 0 {
+        return true;
+    }
+    let source = file.text.as_bytes();
+    let prev = file.text[line_start(source, start - 1)..start].trim_end();
+    prev.ends_with(['{', '(', '[']) || (file.lang.indented_blocks() && prev.ends_with(':'))
+}
+
+/// Whether the line above `start` is blank.
+fn blank_above(source: &[u8], start: usize) -> bool {
+    start > 0 && blank_line(source, line_start(source, start - 1))
+}
+
+/// Whether the line after the one holding `at` is a neighbour: not blank, not a closer (and
+/// nothing follows `at` on its own line).
+fn glued_below(file: &File<'_>, at: usize) -> bool {
+    let source = file.text.as_bytes();
+    let next = line_end(source, at);
+    if !file.text[at..next].trim().is_empty() {
+        return false;
+    }
+    let line = file.text[next..line_end(source, next)].trim();
+    !line.is_empty() && !line.starts_with(['}', ']', ')'])
 }

@@ -13,11 +13,13 @@ use super::{Lang, children, squash, text};
 use crate::error::{Code, Error, Result};
 use crate::plan::splice::Splice;
 
-/// One import statement of the file: its sort key, what it imports, its node range.
+/// One import statement of the file: its sort key, what it imports, its node range, and its
+/// block (PHP: class imports 0, `use function` 1, `use const` 2; sorted within a block).
 struct Import {
     key: String,
     names: Vec<String>,
     range: Range<usize>,
+    block: u8,
 }
 
 /// The import to add, or `None` when the file already has it.
@@ -28,20 +30,19 @@ pub fn add_use(file: &File<'_>, name: &str) -> Result<Option<(Range<usize>, Stri
     }
     let root = file.tree.root_node();
     let source = file.text.as_bytes();
+    let mut block = 0;
     let (scope, statement, key, names) = match file.lang {
         Lang::Php => {
-            let name = name
-                .trim_start_matches("use ")
-                .trim_end_matches(';')
-                .trim()
-                .trim_start_matches('\\');
-            let scope = php_scope(root);
-            (
-                scope,
-                format!("use {name};"),
-                name.to_lowercase(),
-                vec![name.to_lowercase()],
-            )
+            let name = name.trim_start_matches("use ").trim_end_matches(';').trim();
+            let (kind, name) = match name.split_once(' ') {
+                Some((kind @ ("function" | "const"), rest)) => (kind, rest.trim()),
+                _ => ("", name),
+            };
+            let name = name.trim_start_matches('\\');
+            block = php_block(kind);
+            let key = php_key(kind, name);
+            let statement = format!("use {}{name};", php_key(kind, ""));
+            (php_scope(root), statement, key.clone(), vec![key])
         }
         Lang::Python => {
             let (statement, key, names) = python_statement(name);
@@ -56,24 +57,95 @@ pub fn add_use(file: &File<'_>, name: &str) -> Result<Option<(Range<usize>, Stri
         .into_iter()
         .filter_map(|n| import_of(n, source, file.lang))
         .collect();
+    // A PHP name is imported whatever statement (grouped or not) imports it.
+    let keyed = |i: &Import| i.key == key || file.lang == Lang::Php;
     if existing
         .iter()
-        .any(|i| i.key == key && names.iter().all(|n| i.names.contains(n)))
+        .any(|i| keyed(i) && names.iter().all(|n| i.names.contains(n)))
     {
         return Ok(None);
     }
     let eol = file.style.eol;
-    if let Some(next) = existing.iter().find(|i| i.key > key) {
+    let same: Vec<&Import> = existing.iter().filter(|i| i.block == block).collect();
+    // Sorted by key, then by what is imported (`from typing import List` before `… Optional`).
+    let wanted = (&key, &names);
+    if let Some(next) = same.iter().find(|i| (&i.key, &i.names) > wanted) {
         let at = line_start(source, next.range.start);
         return Ok(Some((at..at, format!("{statement}{eol}"))));
     }
+    if let Some(last) = same.last() {
+        let end = last.range.end;
+        return Ok(Some((end..end, format!("{eol}{statement}"))));
+    }
+    // The first of its block: a blank line apart from the other blocks.
+    if let Some(next) = existing.iter().find(|i| i.block > block) {
+        let at = line_start(source, next.range.start);
+        return Ok(Some((at..at, format!("{statement}{eol}{eol}"))));
+    }
     if let Some(last) = existing.last() {
-        return Ok(Some((
-            last.range.end..last.range.end,
-            format!("{eol}{statement}"),
-        )));
+        let end = last.range.end;
+        return Ok(Some((end..end, format!("{eol}{eol}{statement}"))));
     }
     Ok(Some(first_import(file, scope, &statement)))
+}
+
+/// The block of a PHP import kind (``, `function`, `const`).
+fn php_block(kind: &str) -> u8 {
+    match kind {
+        "function" => 1,
+        "const" => 2,
+        _ => 0,
+    }
+}
+
+/// The key of a PHP import: `app\model\user`, `function sprintf`.
+fn php_key(kind: &str, name: &str) -> String {
+    let name = name.trim_start_matches('\\').to_lowercase();
+    if kind.is_empty() {
+        name
+    } else {
+        format!("{kind} {name}")
+    }
+}
+
+/// A PHP `use` declaration, single or grouped (`use App\{Foo, Bar};`), as its full names.
+fn php_import(node: Node<'_>, source: &[u8]) -> Option<Import> {
+    let kind = node
+        .child_by_field_name("type")
+        .map_or("", |t| text(t, source));
+    let prefix = children(node)
+        .into_iter()
+        .find(|c| c.kind() == "namespace_name")
+        .map(|p| text(p, source).trim_start_matches('\\').to_owned());
+    let clauses = node
+        .child_by_field_name("body")
+        .map_or_else(|| children(node), children);
+    let names: Vec<String> = clauses
+        .into_iter()
+        .filter(|c| c.kind() == "namespace_use_clause")
+        .map(|c| {
+            let own = c
+                .child_by_field_name("type")
+                .map_or(kind, |t| text(t, source));
+            let name = c.named_child(0).map_or("", |n| text(n, source));
+            match &prefix {
+                Some(p) => php_key(own, &format!("{p}\\{name}")),
+                None => php_key(own, name),
+            }
+        })
+        .collect();
+    let key = match &prefix {
+        Some(p) => php_key(kind, p),
+        None => names.first()?.clone(),
+    };
+    // `function` / `const` sits on the declaration or, unbraced, on its clause.
+    let block = php_block(key.split_once(' ').map_or("", |(kind, _)| kind));
+    Some(Import {
+        key,
+        names,
+        range: node.byte_range(),
+        block,
+    })
 }
 
 /// Several `add_use` edits of one file that land on the same point become one insertion, the
@@ -171,33 +243,18 @@ fn php_scope(root: Node<'_>) -> Node<'_> {
 fn import_of(node: Node<'_>, source: &[u8], lang: Lang) -> Option<Import> {
     let range = node.byte_range();
     match (lang, node.kind()) {
-        (Lang::Php, "namespace_use_declaration") => {
-            let clauses: Vec<String> = children(node)
-                .into_iter()
-                .filter(|c| c.kind() == "namespace_use_clause")
-                .map(|c| {
-                    let name = c.named_child(0).map_or("", |n| text(n, source));
-                    name.trim_start_matches('\\').to_lowercase()
-                })
-                .collect();
-            let grouped = children(node)
-                .iter()
-                .any(|c| matches!(c.kind(), "function" | "const" | "namespace_use_group"));
-            if grouped {
-                return None;
-            }
-            Some(Import {
-                key: clauses.first()?.clone(),
-                names: clauses,
-                range,
-            })
-        }
+        (Lang::Php, "namespace_use_declaration") => php_import(node, source),
         (
             Lang::Python,
             "import_statement" | "import_from_statement" | "future_import_statement",
         ) => {
             let (_, key, names) = python_statement(&squash(text(node, source)));
-            Some(Import { key, names, range })
+            Some(Import {
+                key,
+                names,
+                range,
+                block: 0,
+            })
         }
         (Lang::TypeScript, "import_statement") => {
             let module = node
@@ -212,6 +269,7 @@ fn import_of(node: Node<'_>, source: &[u8], lang: Lang) -> Option<Import> {
                 key: module,
                 names,
                 range,
+                block: 0,
             })
         }
         _ => None,
@@ -404,6 +462,11 @@ mod tests {
             "<?php\nuse A\\B;\nuse B\\C;\nuse C\\D;\n"
         );
         assert_eq!(add("a.php", php, "\\c\\d"), php);
+        let one = "import os\nfrom typing import Optional\n";
+        assert_eq!(
+            add("a.py", one, "from typing import List"),
+            "import os\nfrom typing import List\nfrom typing import Optional\n"
+        );
         let py = "import os\nfrom typing import List, Optional\n";
         assert_eq!(add("a.py", py, "typing.Optional"), py);
         assert_eq!(add("a.py", py, "from typing import List"), py);

@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use super::Lang;
 use crate::plan::splice::Splice;
 
 /// How a file writes lines: its line ending and one level of indentation.
@@ -96,23 +97,32 @@ pub fn blank_line(source: &[u8], start: usize) -> bool {
 }
 
 /// `code` as lines at `indent` (one more `style.unit` per level the code nests), joined with
-/// the file's line ending, without a final line break; blank lines stay empty. Without
-/// `reindent` the lines are kept as written (only line endings change).
-pub fn place(code: &str, indent: &str, style: &Style, reindent: bool) -> String {
-    let lines: Vec<&str> = code.lines().collect();
-    let last = lines
+/// the file's line ending, without a final line break; blank lines stay empty. Lines that
+/// continue a multi-line string literal or heredoc (in `lang`'s syntax) are kept as written.
+/// Without `reindent` all lines are kept as written (only line endings change).
+pub fn place(code: &str, indent: &str, style: &Style, reindent: bool, lang: Lang) -> String {
+    let all: Vec<&str> = code.lines().collect();
+    let in_string = super::strings::continued_lines(code, lang);
+    let last = all
         .iter()
         .rposition(|l| !l.trim().is_empty())
         .map_or(0, |i| i + 1);
-    let first = lines
+    let first = all
         .iter()
         .position(|l| !l.trim().is_empty())
         .unwrap_or(last);
-    let lines = &lines[first..last];
+    let (lines, in_string) = (&all[first..last], &in_string[first..last]);
     if !reindent {
         return lines.join(style.eol);
     }
-    let unit = unit_of(lines.iter().map(|l| l.as_bytes()));
+    let code_lines = || {
+        lines
+            .iter()
+            .zip(in_string)
+            .filter(|(_, verbatim)| !**verbatim)
+            .map(|(l, _)| *l)
+    };
+    let unit = unit_of(code_lines().map(str::as_bytes));
     let width = |l: &str| -> (usize, usize) {
         let lead: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
         let tabs = lead.chars().filter(|c| *c == '\t').count();
@@ -124,15 +134,18 @@ pub fn place(code: &str, indent: &str, style: &Style, reindent: bool) -> String 
             (tabs + spaces / u, spaces % u)
         }
     };
-    let base = lines
-        .iter()
+    let base = code_lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| width(l).0)
         .min()
         .unwrap_or(0);
     let out: Vec<String> = lines
         .iter()
-        .map(|l| {
+        .zip(in_string)
+        .map(|(l, verbatim)| {
+            if *verbatim {
+                return (*l).to_owned();
+            }
             if l.trim().is_empty() {
                 return String::new();
             }
@@ -199,7 +212,7 @@ mod tests {
         };
         let code = "  if (x) {\n    y();\n  }\n";
         assert_eq!(
-            place(code, "\t\t", &tabs, true),
+            place(code, "\t\t", &tabs, true, Lang::Php),
             "\t\tif (x) {\r\n\t\t\ty();\r\n\t\t}"
         );
         let spaces = Style {
@@ -207,14 +220,17 @@ mod tests {
             unit: "    ".into(),
         };
         assert_eq!(
-            place("\tx();\n\n\t\ty();", "    ", &spaces, true),
+            place("\tx();\n\n\t\ty();", "    ", &spaces, true, Lang::Php),
             "    x();\n\n        y();"
         );
         assert_eq!(
-            place("/**\n * d\n */", "  ", &spaces, true),
+            place("/**\n * d\n */", "  ", &spaces, true, Lang::Php),
             "  /**\n   * d\n   */"
         );
-        assert_eq!(place("  a\n b", "    ", &spaces, false), "  a\n b");
+        assert_eq!(
+            place("  a\n b", "    ", &spaces, false, Lang::Php),
+            "  a\n b"
+        );
     }
 
     proptest::proptest! {
@@ -241,7 +257,7 @@ mod tests {
             crlf in proptest::bool::ANY,
         ) {
             let style = Style { eol: if crlf { "\r\n" } else { "\n" }, unit: "\t".into() };
-            let placed = place(&lines.join("\n"), "\t", &style, true);
+            let placed = place(&lines.join("\n"), "\t", &style, true, Lang::Php);
             for line in placed.split(style.eol) {
                 proptest::prop_assert!(line.starts_with('\t') && !line.contains('\n'), "{line:?}");
             }

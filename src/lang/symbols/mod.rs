@@ -9,6 +9,7 @@ pub mod imports;
 pub mod layout;
 pub mod php;
 pub mod python;
+pub mod strings;
 pub mod typescript;
 
 use std::collections::BTreeMap;
@@ -211,10 +212,18 @@ pub fn find<'d>(
         })
         .collect();
     let found = if exact.is_empty() {
-        // `Greeter::greet` for `Greeter::greet()`, a qualified container with a short one.
+        // `Greeter::greet` for `Greeter::greet()`. A query that names a namespace must name
+        // the declaration's own; a short one matches in any namespace.
+        let qualified = lang == Lang::Php && namespace_of(&wanted).is_some();
         decls
             .iter()
-            .filter(|d| loose(&d.symbol, lang) == loose(&wanted, lang))
+            .filter(|d| {
+                if qualified {
+                    normalize(d.key(), lang).replace("()", "") == wanted.replace("()", "")
+                } else {
+                    loose(&d.symbol, lang) == loose(&wanted, lang)
+                }
+            })
             .collect()
     } else {
         exact
@@ -252,6 +261,14 @@ fn normalize(symbol: &str, lang: Lang) -> String {
         Lang::Php => s.trim_start_matches('\\').replace(' ', ""),
         _ => s.replace(' ', ""),
     }
+}
+
+/// The namespace a PHP symbol names (`App\Model` of `App\Model\User::save()`), if any.
+fn namespace_of(symbol: &str) -> Option<&str> {
+    let head = symbol
+        .split_once("::")
+        .map_or(symbol, |(container, _)| container);
+    head.rsplit_once('\\').map(|(namespace, _)| namespace)
 }
 
 /// The loose form: short container name, no `()`.
@@ -335,5 +352,7 @@ pub(crate) fn doc_start(node: Node<'_>, source: &[u8], comment_kinds: &[&str]) -
     start
 }
 
+#[cfg(test)]
+mod review_tests;
 #[cfg(test)]
 pub(crate) mod tests;

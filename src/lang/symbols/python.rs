@@ -124,3 +124,41 @@ fn attribute(statement: Node<'_>, source: &[u8], class: &str) -> Option<Declarat
     d.facts.insert("type", squash(text(ty, source)));
     Some(d)
 }
+
+/// `code` (one definition, at column 0) with `docstring` (written at `old_indent`) as the
+/// first statement of its body,
+/// or `None` when its body already starts with a string, is on the signature's line, or the
+/// code holds no definition.
+pub fn keep_docstring(code: &str, docstring: &str, old_indent: &str, eol: &str) -> Option<String> {
+    let provider = crate::lang::provider_for("code.py")?;
+    let tree = crate::lang::parse::parse(provider, code.as_bytes(), None).ok()?;
+    let node = children(tree.root_node())
+        .into_iter()
+        .find(|n| n.kind() != "comment")?;
+    let (_, def) = unwrap(node);
+    let first = def.child_by_field_name("body")?.named_child(0)?;
+    let string = first.named_child(0).is_some_and(|s| s.kind() == "string");
+    if first.kind() == "expression_statement" && string {
+        return None;
+    }
+    let at = first.start_byte();
+    let line = super::layout::line_start(code.as_bytes(), at);
+    let indent = code
+        .get(line..at)
+        .filter(|i| i.trim().is_empty() && !i.is_empty())?;
+    // The docstring's later lines move from its old indentation to the new body's.
+    let docstring: Vec<String> = docstring
+        .split('\n')
+        .enumerate()
+        .map(|(i, line)| match line.strip_prefix(old_indent) {
+            Some(rest) if i > 0 && !line.trim().is_empty() => format!("{indent}{rest}"),
+            _ => line.to_owned(),
+        })
+        .collect();
+    let docstring = docstring.join("\n");
+    Some(format!(
+        "{}{docstring}{eol}{indent}{}",
+        &code[..at],
+        &code[at..]
+    ))
+}

@@ -182,7 +182,7 @@ fn squash_ignores_layout_only() {
 }
 
 /// The file after one symbol edit.
-fn edited(
+pub(crate) fn edited(
     path: &str,
     source: &str,
     op: SymbolOp,

@@ -1,6 +1,8 @@
-//! TypeScript (and JavaScript) declarations: classes, interfaces, enums, functions, type aliases and `const` /
-//! `let` bindings, with their methods, fields, signatures and members, spelled `Class.method` and `function`. Only what the file
-//! exports is public API; `private`, `protected` and `#name` members are private.
+//! TypeScript (and JavaScript) declarations: classes, interfaces, enums, functions, type aliases
+//! and `const` / `let` bindings, with their methods, fields, signatures and members, spelled
+//! `Class.method` and `function`. Only what the file exports (`export …`, `export { … }`,
+//! `export default name`) is public API; `private`, `protected` and `#name` members are private.
+//! An overload group (signatures plus implementation) is one declaration.
 
 use tree_sitter::{Node, Tree};
 
@@ -8,26 +10,123 @@ use super::{Declaration, Kind, children, declaration, doc_start, squash, text};
 
 const COMMENTS: &[&str] = &["comment"];
 
+/// Names exported by an `export { … }` list or `export default name;`.
+type Listed<'a> = std::collections::BTreeSet<&'a str>;
+
 /// Every declaration of the file, in document order.
 pub fn declarations(tree: &Tree, source: &[u8]) -> Vec<Declaration> {
     let mut out = Vec::new();
+    let listed = exported_names(tree.root_node(), source);
     for node in children(tree.root_node()) {
         let (outer, decl, exported) = match node.kind() {
             "export_statement" => match node.child_by_field_name("declaration") {
                 Some(decl) => (node, decl, true),
                 None => continue,
             },
-            _ => (node, node, false),
+            _ => {
+                let named = node
+                    .child_by_field_name("name")
+                    .is_some_and(|n| listed.contains(text(n, source)));
+                (node, node, named)
+            }
         };
-        top_level(outer, decl, exported, source, &mut out);
+        top_level(outer, decl, (exported, &listed), source, &mut out);
+    }
+    merge_overloads(out)
+}
+
+/// An overload group (`parse(x: string): number; parse(x: number): number; parse(x: any) {…}`)
+/// is one declaration: its range spans every signature and the implementation, its body is
+/// the implementation's, and the signatures before it become the `overloads` fact.
+fn merge_overloads(decls: Vec<Declaration>) -> Vec<Declaration> {
+    let mut out: Vec<Declaration> = Vec::new();
+    for mut d in decls {
+        let Some(prev) = out.last().filter(|p| overloaded_by(p, &d)) else {
+            out.push(d);
+            continue;
+        };
+        let facts = &prev.facts;
+        let signature = format!(
+            "{}{}",
+            facts.get("parameters").map_or("", String::as_str),
+            facts.get("return_type").map_or("", String::as_str)
+        );
+        let overloads = match facts.get("overloads") {
+            Some(earlier) => format!("{earlier}{OVERLOAD_SEPARATOR}{signature}"),
+            None => signature,
+        };
+        d.facts.insert("overloads", overloads);
+        (d.range.start, d.attrs, d.core) = (prev.range.start, prev.attrs, prev.core);
+        d.private &= prev.private;
+        if let Some(decorators) = prev.facts.get("decorators") {
+            d.facts.insert("decorators", decorators.clone());
+        }
+        out.pop();
+        out.push(d);
+    }
+    for d in out.iter_mut().filter(|d| d.facts.contains_key("overloads")) {
+        // Callers see the signatures only: a bodiless last one is an overload too, an
+        // implementation's own parameters are not API.
+        let own = (
+            d.facts.remove("parameters").unwrap_or_default(),
+            d.facts.remove("return_type").unwrap_or_default(),
+        );
+        d.facts.remove("type_parameters");
+        let last_signature = d.body.is_none();
+        if let Some(list) = d.facts.get_mut("overloads").filter(|_| last_signature) {
+            list.push_str(&format!("{OVERLOAD_SEPARATOR}{}{}", own.0, own.1));
+        }
     }
     out
 }
 
+/// Between the signatures of the `overloads` fact (never inside a squashed signature).
+pub const OVERLOAD_SEPARATOR: &str = "; ";
+
+/// `next` continues the overload group `prev` ends: the same function or method, `prev` a
+/// signature without a body.
+fn overloaded_by(prev: &Declaration, next: &Declaration) -> bool {
+    matches!(prev.kind, Kind::Function | Kind::Method)
+        && prev.kind == next.kind
+        && prev.symbol == next.symbol
+        && prev.container == next.container
+        && prev.body.is_none()
+        && prev.range.end <= next.range.start
+}
+
+/// The local names a file exports without exporting their declaration: `export { Repo,
+/// helper as h };` and `export default Repo;` (re-exports `… from './x'` name other files).
+fn exported_names<'a>(root: Node<'_>, source: &'a [u8]) -> Listed<'a> {
+    let mut names = Listed::new();
+    for node in children(root) {
+        if node.kind() != "export_statement" || node.child_by_field_name("source").is_some() {
+            continue;
+        }
+        if let Some(value) = node
+            .child_by_field_name("value")
+            .filter(|v| v.kind() == "identifier")
+        {
+            names.insert(text(value, source));
+        }
+        for clause in children(node)
+            .into_iter()
+            .filter(|c| c.kind() == "export_clause")
+        {
+            for spec in children(clause) {
+                if let Some(name) = spec.child_by_field_name("name") {
+                    names.insert(text(name, source));
+                }
+            }
+        }
+    }
+    names
+}
+
+/// `exported`: the statement exports the declaration, or the names an export list names.
 fn top_level(
     outer: Node<'_>,
     decl: Node<'_>,
-    exported: bool,
+    (exported, listed): (bool, &Listed<'_>),
     source: &[u8],
     out: &mut Vec<Declaration>,
 ) {
@@ -35,10 +134,12 @@ fn top_level(
         "class_declaration" | "abstract_class_declaration" => Kind::Class,
         "interface_declaration" => Kind::Interface,
         "enum_declaration" => Kind::Enum,
-        "function_declaration" | "generator_function_declaration" => Kind::Function,
+        "function_declaration" | "generator_function_declaration" | "function_signature" => {
+            Kind::Function
+        }
         "type_alias_declaration" => Kind::Type,
         "lexical_declaration" | "variable_declaration" => {
-            return variables(outer, decl, exported, source, out);
+            return variables(outer, decl, (exported, listed), source, out);
         }
         _ => return,
     };
@@ -98,6 +199,17 @@ fn framed(node: Node<'_>, source: &[u8], kind: Kind, name: &str, symbol: String)
         .filter(|_| first == node)
         .map_or(node.start_byte(), |c| c.start_byte());
     super::decorators_fact(node, source, &mut d);
+    // In a class body a member's decorators are its siblings, not its children.
+    let mut siblings = Vec::new();
+    let mut at = Some(first).filter(|f| *f != node);
+    while let Some(decorator) = at.filter(|a| a.kind() == "decorator") {
+        siblings.push(squash(text(decorator, source)));
+        at = decorator.next_sibling();
+    }
+    if !siblings.is_empty() {
+        siblings.extend(d.facts.remove("decorators"));
+        d.facts.insert("decorators", siblings.join(" "));
+    }
     d
 }
 
@@ -106,7 +218,7 @@ fn framed(node: Node<'_>, source: &[u8], kind: Kind, name: &str, symbol: String)
 fn variables(
     outer: Node<'_>,
     decl: Node<'_>,
-    exported: bool,
+    (exported, listed): (bool, &Listed<'_>),
     source: &[u8],
     out: &mut Vec<Declaration>,
 ) {
@@ -128,7 +240,7 @@ fn variables(
             continue;
         };
         let mut d = framed(outer, source, Kind::Constant, name, name.to_owned());
-        d.private = !exported;
+        d.private = !exported && !listed.contains(name);
         d.embedded = many;
         d.facts.insert("kind", keyword.clone());
         if let Some(ty) = declarator.child_by_field_name("type") {
