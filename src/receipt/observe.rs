@@ -43,6 +43,18 @@ pub struct Scan {
     entries: BTreeMap<String, StatKey>,
 }
 
+impl Scan {
+    /// Every file whose stat data differs from `before`, or that appeared or vanished, sorted.
+    fn moved_since(&self, before: &Scan) -> Vec<String> {
+        let paths: BTreeSet<&String> = before.entries.keys().chain(self.entries.keys()).collect();
+        paths
+            .into_iter()
+            .filter(|p| before.entries.get(*p) != self.entries.get(*p))
+            .cloned()
+            .collect()
+    }
+}
+
 /// The directories (relative to the root, `/`-separated) a plan's files live in.
 pub fn scope(files: &[FileChange]) -> Vec<String> {
     let dirs: BTreeSet<String> = files
@@ -89,12 +101,7 @@ pub fn scan(root: &Path, scope: &[String]) -> Scan {
 
 /// What changed between two scans, checked against what the engine published.
 pub fn compare(scope: Vec<String>, before: &Scan, after: &Scan, files: &[FileChange]) -> Observed {
-    let paths: BTreeSet<&String> = before.entries.keys().chain(after.entries.keys()).collect();
-    let changed_files: Vec<String> = paths
-        .into_iter()
-        .filter(|p| before.entries.get(*p) != after.entries.get(*p))
-        .cloned()
-        .collect();
+    let changed_files = after.moved_since(before);
     let planned: BTreeSet<&str> = files
         .iter()
         .filter(|c| c.action != Action::Unchanged)
@@ -139,12 +146,10 @@ pub fn compare_rolled_back(
                 None => std::fs::symlink_metadata(&c.path.abs).is_err(),
             })
     };
-    let paths: BTreeSet<&String> = before.entries.keys().chain(after.entries.keys()).collect();
-    let changed_files: Vec<String> = paths
+    let changed_files: Vec<String> = after
+        .moved_since(before)
         .into_iter()
-        .filter(|p| before.entries.get(*p) != after.entries.get(*p))
         .filter(|p| restored(p) != Some(true))
-        .cloned()
         .collect();
     let (mismatched_files, extra_files) = changed_files
         .iter()

@@ -22,6 +22,7 @@ mod scope;
 mod symbols;
 mod syntax;
 mod undo;
+mod verify;
 
 #[test]
 fn no_forgotten_test_files() {
