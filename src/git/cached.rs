@@ -101,7 +101,8 @@ pub fn write_back(repo: &gix::Repository, files: &[FileChange]) -> Result<Vec<St
         .filter(|c| c.action != Action::Unchanged)
         .collect();
     // Zeroed stat data: git re-reads the work-tree file instead of trusting the entry.
-    super::index::put(repo, &mut index, &written, |_| Ok(Stat::default()))?;
+    // The engine worked on index versions: its results are already in git's form.
+    super::index::put(repo, &mut index, &written, None, |_| Ok(Stat::default()))?;
     index
         .write(gix::index::write::Options::default(), Default::default())
         .map_err(|e| git_error("writing the index", &e))?;

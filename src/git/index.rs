@@ -11,6 +11,42 @@ use crate::error::{Code, Error, Result};
 use crate::target::workspace::Workspace;
 use crate::txn::change::{Action, FileChange};
 
+/// Work-tree bytes as git stores them (`git add`'s clean conversion: `text`/`eol`
+/// attributes, `core.autocrlf`, filters), through gix's filter pipeline.
+pub struct ToGit<'repo> {
+    pipeline: gix::filter::Pipeline<'repo>,
+    index: gix::worktree::IndexPersistedOrInMemory,
+}
+
+impl<'repo> ToGit<'repo> {
+    pub fn new(repo: &'repo gix::Repository) -> Result<Self> {
+        let (pipeline, index) = repo
+            .filter_pipeline(None)
+            .map_err(|e| git_error("loading the attributes", &e))?;
+        Ok(Self { pipeline, index })
+    }
+
+    /// `bytes` of the work-tree file `rel`, converted for the object database.
+    pub fn convert(&mut self, rel: &str, bytes: &[u8]) -> Result<Vec<u8>> {
+        use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+        use std::io::Read;
+        let failed = |e: &dyn std::error::Error| git_error(&format!("converting {rel}"), e);
+        let outcome = self
+            .pipeline
+            .convert_to_git(bytes, std::path::Path::new(rel), &self.index)
+            .map_err(|e| failed(&e))?;
+        Ok(match outcome {
+            ToGitOutcome::Unchanged(_) => bytes.to_vec(),
+            ToGitOutcome::Buffer(converted) => converted.to_vec(),
+            ToGitOutcome::Process(mut reader) => {
+                let mut out = Vec::new();
+                reader.read_to_end(&mut out).map_err(|e| failed(&e))?;
+                out
+            }
+        })
+    }
+}
+
 /// How often staging retries while another process holds `index.lock`.
 const LOCK_ATTEMPTS: usize = 50;
 
@@ -21,6 +57,7 @@ pub fn check_matches(repo: &gix::Repository, files: &[FileChange]) -> Result<()>
     let index = repo
         .index_or_empty()
         .map_err(|e| git_error("reading the index", &e))?;
+    let mut to_git = ToGit::new(repo)?;
     let mut problems = Vec::new();
     for change in files.iter().filter(|c| c.action != Action::Unchanged) {
         let rel = change.path.rel.as_str();
@@ -28,7 +65,8 @@ pub fn check_matches(repo: &gix::Repository, files: &[FileChange]) -> Result<()>
         let problem = match (&change.before, entry) {
             (Some(_), None) => Some("is not in the index"),
             (Some(before), Some(entry))
-                if super::ledger::blob_id(repo, &before.bytes) != Some(entry.id) =>
+                if super::ledger::blob_id(repo, &to_git.convert(rel, &before.bytes)?)
+                    != Some(entry.id) =>
             {
                 Some("does not match the index (it has unstaged changes)")
             }
@@ -79,7 +117,8 @@ fn stage_once(repo: &gix::Repository, written: &[&FileChange]) -> Result<()> {
     let mut index = repo
         .open_index()
         .map_err(|e| git_error("reading the index", &e))?;
-    put(repo, &mut index, written, |change| {
+    let mut to_git = ToGit::new(repo)?;
+    put(repo, &mut index, written, Some(&mut to_git), |change| {
         let meta = gix::index::fs::Metadata::from_path_no_follow(&change.path.abs)
             .map_err(|e| Error::io(&format!("staging {}", change.path.rel), &e))?;
         Ok(Stat::from_fs(&meta).unwrap_or_default())
@@ -95,6 +134,7 @@ pub(crate) fn put(
     repo: &gix::Repository,
     index: &mut gix::index::File,
     written: &[&FileChange],
+    mut to_git: Option<&mut ToGit<'_>>,
     stat: impl Fn(&FileChange) -> Result<Stat>,
 ) -> Result<()> {
     let deleted: std::collections::HashSet<&str> = written
@@ -105,7 +145,12 @@ pub(crate) fn put(
     index.remove_entries(|_, path, _| deleted.contains(path.to_string().as_str()));
     for change in written.iter().filter(|c| c.action != Action::Deleted) {
         let Some(after) = &change.after else { continue };
-        let id = super::ledger::write_blob(repo, after)?;
+        let id = match to_git.as_deref_mut() {
+            Some(to_git) => {
+                super::ledger::write_blob(repo, &to_git.convert(&change.path.rel, after)?)?
+            }
+            None => super::ledger::write_blob(repo, after)?,
+        };
         let stat = stat(change)?;
         let executable = change
             .new_permissions

@@ -34,7 +34,12 @@ pub fn discover(cwd: &Path) -> Option<Repo> {
             git_dir: canonical(git_dir),
         });
     }
+    let ceilings = ceiling_dirs();
     for dir in cwd.ancestors() {
+        // As git: never move up into a ceiling directory (the current one is always looked at).
+        if dir != cwd && ceilings.iter().any(|c| c == dir) {
+            break;
+        }
         let dot_git = dir.join(".git");
         let Ok(meta) = std::fs::metadata(&dot_git) else {
             continue;
@@ -53,6 +58,18 @@ pub fn discover(cwd: &Path) -> Option<Repo> {
         }
     }
     None
+}
+
+/// `GIT_CEILING_DIRECTORIES`: absolute paths, `:`-separated, canonicalised; empty entries and
+/// relative paths are ignored, as git ignores them.
+fn ceiling_dirs() -> Vec<PathBuf> {
+    let Some(value) = std::env::var_os("GIT_CEILING_DIRECTORIES") else {
+        return Vec::new();
+    };
+    std::env::split_paths(&value)
+        .filter(|p| p.is_absolute())
+        .map(canonical)
+        .collect()
 }
 
 /// Reads a `.git` file (`gitdir: PATH`, PATH relative to the file's directory).

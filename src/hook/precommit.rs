@@ -60,11 +60,12 @@ pub fn check(repo: &gix::Repository, published: &dyn Published) -> Result<Verdic
         .index_or_empty()
         .map_err(|e| crate::hook::git_error("reading the index", e))?;
     let mut attributes = None;
+    let mut to_git = None;
     for change in &staged::changes(repo, &index)? {
         verdict.checked += 1;
-        verdict
-            .warnings
-            .extend(publication_warning(change, published));
+        let warning = publication_warning(change, published)
+            .filter(|_| !stored_form_matches(repo, &mut to_git, change, published));
+        verdict.warnings.extend(warning);
         let bytes = staged::blob(repo, change.blob)?;
         if is_binary(&bytes) {
             continue;
@@ -188,6 +189,33 @@ pub fn syntax_regression(
         line,
         message: format!("{count} syntax error(s) staged, {before} in HEAD"),
     }))
+}
+
+/// Whether the staged blob is what the receipt published once converted as `git add` would
+/// (`text=auto`, `core.autocrlf`: the receipt holds work-tree bytes, the index git's form).
+fn stored_form_matches<'r>(
+    repo: &'r gix::Repository,
+    to_git: &mut Option<crate::git::index::ToGit<'r>>,
+    change: &Staged,
+    published: &dyn Published,
+) -> bool {
+    let Some(id) = published
+        .latest_published(&change.path)
+        .and_then(|p| p.blob)
+    else {
+        return false;
+    };
+    if to_git.is_none() {
+        *to_git = crate::git::index::ToGit::new(repo).ok();
+    }
+    let (Some(to_git), Ok(bytes)) = (to_git.as_mut(), staged::blob(repo, id)) else {
+        return false;
+    };
+    to_git
+        .convert(&change.path, &bytes)
+        .ok()
+        .and_then(|converted| crate::git::ledger::blob_id(repo, &converted))
+        == Some(change.blob)
 }
 
 /// A warning when the staged blob is not what the latest receipt naming the path published.

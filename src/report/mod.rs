@@ -97,7 +97,8 @@ fn file_text(change: &FileChange, dry_run: bool) -> String {
     let what = match change.action {
         // A whole-file write (undo's restore, a move's overwrite) has no edit to count.
         Action::Modified if change.edits.is_empty() => " (whole file)".to_owned(),
-        Action::Modified | Action::Unchanged => format!(
+        Action::Unchanged => " (already as asked: nothing to write)".to_owned(),
+        Action::Modified => format!(
             " ({replacements} replacement(s), line {})",
             lines.join(", ")
         ),

@@ -48,6 +48,13 @@ pub fn resolve_with(
     if raw.is_empty() || raw.contains('\0') {
         return Err(refused(spec, "empty", "a file path is required"));
     }
+    if raw.ends_with('/') || raw.ends_with("/.") || raw == "." {
+        return Err(refused(
+            spec,
+            "directory",
+            "it names a directory; give a file path",
+        ));
+    }
     if raw.starts_with('/') || raw.starts_with('\\') {
         return Err(refused(
             spec,
@@ -222,6 +229,7 @@ mod tests {
             Err("\"state_dir\"".into())
         );
         assert_eq!(check("", PathBase::Root), Err("\"empty\"".into()));
-        assert_eq!(check(".", PathBase::Root), Err("\"empty\"".into()));
+        assert_eq!(check(".", PathBase::Root), Err("\"directory\"".into()));
+        assert_eq!(check("a/b/", PathBase::Root), Err("\"directory\"".into()));
     }
 }

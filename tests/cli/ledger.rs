@@ -412,3 +412,41 @@ fn a_bare_repository_is_refused() {
         "hello\n"
     );
 }
+
+/// `GIT_CEILING_DIRECTORIES` as git reads it: a ceiling between the current directory and the
+/// repository means "outside a repository" (the edit works, nothing is recorded); a ceiling
+/// elsewhere changes nothing.
+#[test]
+fn ceiling_directories_are_honoured_as_git_does() {
+    let repo = repo_with(&[("sub/deep/q.txt", "q\n")]);
+    let deep = repo.path().join("sub/deep");
+    let run = |ceiling: &std::path::Path, replace: &str| {
+        let out = repo
+            .cmd()
+            .current_dir(&deep)
+            .env("GIT_CEILING_DIRECTORIES", ceiling)
+            .args([
+                "edit",
+                "q.txt",
+                "--find",
+                "q",
+                "--replace",
+                replace,
+                "--format",
+                "json",
+            ])
+            .output()
+            .expect("runs");
+        std::fs::write(deep.join("q.txt"), "q\n").expect("reset");
+        crate::common::parse_one_document(&out)
+    };
+    let blocked = run(repo.path(), "r");
+    assert_eq!(blocked["ok"], true, "{blocked}");
+    assert_eq!(blocked["receipt"]["recorded"], false, "{blocked}");
+    let elsewhere = run(std::path::Path::new("/nonexistent-ceiling"), "s");
+    assert_eq!(elsewhere["receipt"]["recorded"], true, "{elsewhere}");
+    assert_eq!(
+        git(repo.path(), &["rev-list", "--count", "refs/identedit/log"]).trim(),
+        "1"
+    );
+}

@@ -98,3 +98,21 @@ fn outside_a_repository_edits_work_and_paths_stay_inside_the_current_directory()
     ]);
     assert_eq!((rc, code(&doc)), (1, "path_refused"));
 }
+
+/// A path ending in `/` names a directory: refused, not silently created as a file.
+#[test]
+fn a_path_naming_a_directory_is_refused() {
+    let repo = Repo::new();
+    repo.write("a.txt", "x\n").commit();
+    for path in ["new/x/", "new/.", "."] {
+        let plan =
+            crate::common::plan(serde_json::json!({"creates": [{"path": path, "content": "z"}]}));
+        let (rc, doc) = repo.json_stdin(&["apply", "-"], &plan);
+        assert_eq!(
+            (rc, crate::common::code(&doc)),
+            (1, "path_refused"),
+            "{path}: {doc}"
+        );
+    }
+    assert!(!repo.exists("new"));
+}

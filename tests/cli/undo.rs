@@ -249,3 +249,15 @@ fn stage_refuses_files_that_do_not_match_the_index() {
     assert_eq!(git(repo.path(), &["diff", "--cached", "--name-only"]), "");
     assert_eq!(git(repo.path(), &["for-each-ref", "refs/identedit/"]), "");
 }
+
+/// `--stage` compares and stages git's form of the file: with `* text=auto` a CRLF work-tree
+/// file matches its LF blob, and the staged result is LF, as `git add` would make it.
+#[test]
+fn stage_converts_line_endings_as_git_add_does() {
+    let repo = repo_with(&[(".gitattributes", "* text=auto\n"), ("w.txt", "a\r\nb\r\n")]);
+    let (rc, doc) = repo.json(&["edit", "w.txt", "--find", "a", "--replace", "A", "--stage"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.read("w.txt"), b"A\r\nb\r\n");
+    assert_eq!(git(repo.path(), &["show", ":w.txt"]), "A\nb\n");
+    assert_eq!(git(repo.path(), &["status", "--porcelain"]), "M  w.txt\n");
+}
