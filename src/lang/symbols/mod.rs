@@ -290,11 +290,19 @@ pub fn decorators_fact(node: Node<'_>, source: &[u8], d: &mut Declaration) {
     let decorators: Vec<String> = children(node)
         .into_iter()
         .filter(|c| c.kind() == "decorator")
-        .map(|c| squash(text(c, source)))
+        .map(|c| decorator_name(text(c, source)))
         .collect();
     if !decorators.is_empty() {
         d.facts.insert("decorators", decorators.join(" "));
     }
+}
+
+/// A decorator as the guard compares it: its name, without arguments (`@skipUnless(…)` is
+/// `@skipUnless`). Adding or removing a decorator changes how a declaration is called; its
+/// arguments are values, which the guard never reports.
+pub fn decorator_name(text: &str) -> String {
+    let name = text.split('(').next().unwrap_or(text);
+    squash(name)
 }
 
 pub fn squash(text: &str) -> String {

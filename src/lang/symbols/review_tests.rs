@@ -143,3 +143,18 @@ fn removal_keeps_the_wider_gap_around_it_and_never_doubles_it() {
         "<?php\nclass A\n{\n    const X = 1;\n    const Y = 2;\n}\n"
     );
 }
+
+/// Decorator arguments are values: changing them is not an API change; adding or removing a
+/// decorator is.
+#[test]
+fn decorator_arguments_are_values_but_decorators_are_api() {
+    let before = "class T:\n    @skipUnless(vendor == \"mysql\", \"why\")\n    def test_a(self):\n        pass\n";
+    let args = before.replace("\"mysql\"", "\"pg\"");
+    let removed = before.replace("    @skipUnless(vendor == \"mysql\", \"why\")\n", "");
+    let old = super::tests::decls_of("t.py", before);
+    let changes = |after: &str| {
+        crate::lang::api::compare("t.py", &old, &super::tests::decls_of("t.py", after))
+    };
+    assert!(changes(&args).is_empty());
+    assert_eq!(changes(&removed).len(), 1);
+}

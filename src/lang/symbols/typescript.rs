@@ -203,7 +203,7 @@ fn framed(node: Node<'_>, source: &[u8], kind: Kind, name: &str, symbol: String)
     let mut siblings = Vec::new();
     let mut at = Some(first).filter(|f| *f != node);
     while let Some(decorator) = at.filter(|a| a.kind() == "decorator") {
-        siblings.push(squash(text(decorator, source)));
+        siblings.push(super::decorator_name(text(decorator, source)));
         at = decorator.next_sibling();
     }
     if !siblings.is_empty() {
