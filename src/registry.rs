@@ -80,7 +80,14 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// Input dialects `apply` understands.
-pub const DIALECTS: &[&str] = &[PLAN_TYPE, "blocks", "codex", "diff", "identedit_changeset"];
+pub const DIALECTS: &[&str] = &[
+    PLAN_TYPE,
+    "blocks",
+    "codex",
+    "diff",
+    "edit_list",
+    "identedit_changeset",
+];
 
 /// Languages with a syntax provider, their extensions and file names.
 fn languages() -> Value {

@@ -30,6 +30,9 @@ pub enum Dialect {
     Codex,
     /// A unified diff (`git diff`, `diff -u`).
     Diff,
+    /// A bare JSON list of find/replace edits (`[{"path", "find", "replace"}, …]`), as in a
+    /// `source_edit_plan`'s `edits`.
+    List,
 }
 
 impl Dialect {
@@ -39,6 +42,7 @@ impl Dialect {
             Dialect::Blocks => "blocks",
             Dialect::Codex => "codex",
             Dialect::Diff => "diff",
+            Dialect::List => "edit_list",
         }
     }
 
@@ -48,6 +52,9 @@ impl Dialect {
         let trimmed = text.trim_start();
         if trimmed.starts_with('{') {
             return Some(Dialect::Plan);
+        }
+        if trimmed.starts_with('[') {
+            return Some(Dialect::List);
         }
         if text.lines().any(|l| l.trim() == "*** Begin Patch") {
             return Some(Dialect::Codex);
@@ -86,6 +93,9 @@ pub fn compile(input: &[u8], dialect: Option<Dialect>) -> Result<Plan> {
     if dialect == Dialect::Plan {
         return plan_json::parse(input);
     }
+    if dialect == Dialect::List {
+        return edit_list(input);
+    }
     let text =
         std::str::from_utf8(input).map_err(|_| Error::malformed("the input is not valid UTF-8"))?;
     let mut plan = match dialect {
@@ -94,6 +104,23 @@ pub fn compile(input: &[u8], dialect: Option<Dialect>) -> Result<Plan> {
         _ => unified_diff::parse(text)?,
     };
     plan.dialect = dialect.name();
+    plan.input_sha256 = Some(Digest::of(input));
+    Ok(plan)
+}
+
+/// A bare list of edits: the `edits` of a `source_edit_plan` without the envelope. It is
+/// checked by the same parser (unknown keys refused, `occurrence`, `all`,
+/// `expected_source_sha256` honoured) and reported as its own dialect.
+fn edit_list(input: &[u8]) -> Result<Plan> {
+    let edits: serde_json::Value = serde_json::from_slice(input)
+        .map_err(|e| Error::malformed(format!("the edit list is not valid JSON: {e}")))?;
+    if !edits.is_array() {
+        return Err(Error::malformed("an edit list is a JSON array of edits"));
+    }
+    let plan = serde_json::json!({"type": crate::plan::schema::PLAN_TYPE,
+        "contract_version": crate::plan::schema::CONTRACT_VERSIONS[0], "edits": edits});
+    let mut plan = plan_json::parse(plan.to_string().as_bytes())?;
+    plan.dialect = Dialect::List.name();
     plan.input_sha256 = Some(Digest::of(input));
     Ok(plan)
 }

@@ -71,6 +71,9 @@ fn render(c: &Case, dialect: Dialect) -> String {
         Dialect::Plan => serde_json::json!({"type": "source_edit_plan", "contract_version": "1.0",
             "edits": [{"path": "f.txt", "find": search, "replace": replace}]})
         .to_string(),
+        Dialect::List => {
+            serde_json::json!([{"path": "f.txt", "find": search, "replace": replace}]).to_string()
+        }
         Dialect::Blocks => {
             format!("f.txt\n```\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
         }
@@ -122,7 +125,13 @@ proptest! {
         expected_lines.extend(c.new.iter().cloned());
         expected_lines.extend(c.lines[c.end..].iter().cloned());
         let expected = with_endings(&joined(&expected_lines), c.crlf);
-        for dialect in [Dialect::Plan, Dialect::Blocks, Dialect::Codex, Dialect::Diff] {
+        for dialect in [
+            Dialect::Plan,
+            Dialect::List,
+            Dialect::Blocks,
+            Dialect::Codex,
+            Dialect::Diff,
+        ] {
             let got = apply_in_temp(&original, &render(&c, dialect), dialect);
             prop_assert_eq!(got.as_deref(), Ok(expected.as_str()), "{:?}\n{}", dialect, render(&c, dialect));
         }

@@ -256,3 +256,30 @@ fn a_hard_link_is_caught_also_in_a_plan_that_moves_a_file() {
     assert_eq!((rc, code(&doc)), (1, "edits_overlap"), "{doc}");
     assert_eq!(repo.tree(), before);
 }
+
+/// A bare JSON list of find/replace edits (the `edits` of a plan without the envelope) is
+/// detected and applied all or nothing, with the plan's checks.
+#[test]
+fn a_bare_edit_list_applies_like_a_plans_edits() {
+    let repo = Repo::new();
+    repo.write("a.py", "x = 1\ny = 2\n")
+        .write("b.py", "z = 3\n")
+        .commit();
+    let list = r#"[{"path": "a.py", "find": "x = 1", "replace": "x = 10"},
+                   {"path": "b.py", "find": "z = 3", "replace": "z = 30"}]"#;
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], list);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["plan"]["type"], "edit_list");
+    assert_eq!(repo.text("a.py"), "x = 10\ny = 2\n");
+    assert_eq!(repo.text("b.py"), "z = 30\n");
+    let before = repo.tree();
+    let bad = r#"[{"path": "a.py", "find": "x = 10", "replace": "x = 1"},
+                  {"path": "b.py", "find": "nope", "replace": "z"}]"#;
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], bad);
+    assert_eq!(
+        (rc, crate::common::code(&doc)),
+        (1, "anchor_missing"),
+        "{doc}"
+    );
+    assert_eq!(repo.tree(), before, "all or nothing");
+}
