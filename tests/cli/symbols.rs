@@ -283,7 +283,7 @@ fn the_outcome_carries_acknowledged_changes_and_text_output_lists_them() {
 }
 
 #[test]
-fn report_only_front_ends_respect_the_parse_budget_but_plans_never_skip_the_guard() {
+fn every_front_end_respects_the_parse_budget_unless_the_guard_is_set_to_all() {
     let repo = Repo::new();
     repo.write("src/Greeter.php", GREETER).commit();
     let blocks = "src/Greeter.php\n```php\n<<<<<<< SEARCH\n    public function greet(string $name): string\n=======\n    public function greet(string $name, string $greeting = 'Hello'): string\n>>>>>>> REPLACE\n```\n";
@@ -298,26 +298,35 @@ fn report_only_front_ends_respect_the_parse_budget_but_plans_never_skip_the_guar
             crate::common::parse_one_document(&out),
         )
     };
+    let edit = [
+        "edit",
+        "src/Greeter.php",
+        "--find",
+        "string $name)",
+        "--replace",
+        "string $name, int $n = 1)",
+    ];
     let (rc, doc) = run(&["apply", "-", "--dialect", "blocks"], blocks);
     assert_eq!((rc, api_changes(&doc)), (0, json!([])), "{doc}");
-    let (rc, doc) = run(
-        &[
-            "edit",
-            "src/Greeter.php",
-            "--find",
-            "string $name)",
-            "--replace",
-            "string $name, int $n = 1)",
-        ],
-        "",
+    // Past the budget a plan's guard does not parse the file either: the file is reported
+    // out of scope, like the syntax gate's.
+    let (rc, doc) = run(&edit, "");
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        doc["structure_changes"][0]["status"], "out_of_scope",
+        "{doc}"
     );
-    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+    // Within the budget the blocks are compared and reported.
     let (rc, doc) = repo.json_stdin(&["apply", "-", "--dialect", "blocks", "--dry-run"], blocks);
     assert_eq!(
         (rc, api_changes(&doc)),
         (0, json!([["Greeter::greet()", "signature_changed", false]])),
         "{doc}"
     );
+    // `identedit.apiGuard all` compares every file, whatever its size, and refuses.
+    crate::common::git(repo.path(), &["config", "identedit.apiGuard", "all"]);
+    let (rc, doc) = run(&edit, "");
+    assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
 }
 
 #[test]
