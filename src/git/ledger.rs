@@ -56,17 +56,23 @@ pub fn write_tree(repo: &gix::Repository, files: &TreeFiles<'_>) -> Result<Objec
         .map_err(|e| git_error("writing the receipt tree", &e))
 }
 
-/// The identity receipts and reflog entries are written as: the configured committer, else
-/// `git identedit <identedit@localhost>`.
-pub fn signature(repo: &mut gix::Repository) -> Result<gix::actor::Signature> {
-    let sig = repo
-        .committer_or_set_fallback("git identedit", "identedit@localhost")
-        .map_err(|e| git_error("reading the committer identity", &e))?;
-    let mut sig = sig
-        .to_owned()
-        .map_err(|e| git_error("reading the committer identity", &e))?;
-    sig.time = gix::date::Time::now_local_or_utc();
-    Ok(sig)
+/// The identity receipts and reflog entries are written as: `GIT_COMMITTER_NAME` /
+/// `GIT_COMMITTER_EMAIL`, else `user.name` / `user.email`, else `git identedit
+/// <identedit@localhost>`; the time is UTC (no time-zone database is read on the write path).
+pub fn signature(repo: &gix::Repository) -> gix::actor::Signature {
+    let config = repo.config_snapshot();
+    let pick = |env: &str, key: &str, fallback: &str| {
+        std::env::var(env)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .or_else(|| config.string(key).map(|v| v.to_string()))
+            .unwrap_or_else(|| fallback.to_owned())
+    };
+    gix::actor::Signature {
+        name: pick("GIT_COMMITTER_NAME", "user.name", "git identedit").into(),
+        email: pick("GIT_COMMITTER_EMAIL", "user.email", "identedit@localhost").into(),
+        time: gix::date::Time::now_utc(),
+    }
 }
 
 /// The commit a ref points at, if the ref exists.
@@ -85,7 +91,7 @@ pub fn append(
     tree: ObjectId,
     message: &str,
 ) -> Result<ObjectId> {
-    let sig = signature(repo)?;
+    let sig = signature(repo);
     // Writers of this repository (every worktree shares the log) take turns, so the
     // compare-and-swap below normally succeeds at once and no orphaned receipt commit is left;
     // the CAS still guards against writers that do not take the lock.
@@ -144,7 +150,9 @@ pub fn set_ref(
         name: full_name,
         deref: false,
     };
-    repo.edit_reference(edit)
+    let sig = signature(repo);
+    let mut time = gix::date::parse::TimeBuf::default();
+    repo.edit_references_as(Some(edit), Some(sig.to_ref(&mut time)))
         .map(drop)
         .map_err(|e| git_error(&format!("updating {name}"), &e))
 }
