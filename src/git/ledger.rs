@@ -14,15 +14,19 @@ use crate::error::Result;
 /// How many times a writer re-parents its receipt when the log moved under it.
 const CAS_ATTEMPTS: usize = 64;
 
-/// The files of one receipt tree, by path inside the tree.
+/// The blobs of one receipt tree, by path inside the tree.
 #[derive(Default)]
-pub struct TreeFiles<'a> {
-    pub files: Vec<(String, &'a [u8])>,
+pub struct TreeFiles {
+    pub entries: Vec<(String, ObjectId)>,
 }
 
-impl<'a> TreeFiles<'a> {
-    pub fn add(&mut self, path: String, bytes: &'a [u8]) {
-        self.files.push((path, bytes));
+impl TreeFiles {
+    /// Stores `bytes` (hashed once; an object already in the database is not written again)
+    /// and files the blob under `path`.
+    pub fn add(&mut self, repo: &gix::Repository, path: String, bytes: &[u8]) -> Result<ObjectId> {
+        let id = write_blob(repo, bytes)?;
+        self.entries.push((path, id));
+        Ok(id)
     }
 }
 
@@ -38,14 +42,14 @@ pub fn blob_id(repo: &gix::Repository, bytes: &[u8]) -> Option<ObjectId> {
     gix::objs::compute_hash(repo.object_hash(), gix::object::Kind::Blob, bytes).ok()
 }
 
-/// Writes `files` as a tree (intermediate trees created).
-pub fn write_tree(repo: &gix::Repository, files: &TreeFiles<'_>) -> Result<ObjectId> {
+/// Writes the tree of `files` (intermediate trees created).
+pub fn write_tree(repo: &gix::Repository, files: &TreeFiles) -> Result<ObjectId> {
     let empty = ObjectId::empty_tree(repo.object_hash());
     let mut editor = repo
         .edit_tree(empty)
         .map_err(|e| git_error("building the receipt tree", &e))?;
-    for (path, bytes) in &files.files {
-        let id = write_blob(repo, bytes)?;
+    for (path, id) in &files.entries {
+        let id = *id;
         editor
             .upsert(path.as_str(), EntryKind::Blob, id)
             .map_err(|e| git_error("building the receipt tree", &e))?;

@@ -116,23 +116,25 @@ impl Recorder {
     }
 
     fn write(&mut self, files: &[FileChange], status: Status, observed: Observed) -> Result<()> {
+        // The images first: each is hashed once, and its id goes into receipt.json.
+        let mut tree = TreeFiles::default();
+        if status == Status::Applied {
+            add_images(&self.repo, &mut tree, files)?;
+        }
+        let images: Images = tree.entries.iter().cloned().collect();
         let mut receipt = build(
             &self.repo,
             &self.root,
             &self.intent,
-            files,
+            (files, &images),
             status,
             observed,
         );
         receipt.error = self.failure.clone();
-        let mut tree = TreeFiles::default();
         let document = serde_json::to_vec_pretty(&receipt)
             .map_err(|e| Error::internal(format!("serialising the receipt: {e}")))?;
-        tree.add("receipt.json".to_owned(), &document);
-        tree.add("input".to_owned(), &self.intent.input);
-        if status == Status::Applied {
-            add_images(&mut tree, files);
-        }
+        tree.add(&self.repo, "receipt.json".to_owned(), &document)?;
+        tree.add(&self.repo, "input".to_owned(), &self.intent.input)?;
         let tree_id = ledger::write_tree(&self.repo, &tree)?;
         let message = message(&receipt);
         let commit = ledger::append(&mut self.repo, LOG_REF, tree_id, &message)?;
@@ -235,7 +237,15 @@ pub fn preview(ws: &Workspace, intent: &Intent, files: &[FileChange]) -> Option<
         method: "none".to_owned(),
         ..Observed::default()
     };
-    Some(build(&repo, root, intent, files, Status::DryRun, observed))
+    let images = Images::new();
+    Some(build(
+        &repo,
+        root,
+        intent,
+        (files, &images),
+        Status::DryRun,
+        observed,
+    ))
 }
 
 fn unrecorded(error: Error, files: &[FileChange]) -> Error {
@@ -275,29 +285,33 @@ fn message(receipt: &Receipt) -> String {
     text
 }
 
-fn add_images<'a>(tree: &mut TreeFiles<'a>, files: &'a [FileChange]) {
+/// Blob ids of stored images, by their path in the receipt tree (`before/<path>`).
+type Images = std::collections::HashMap<String, gix::ObjectId>;
+
+fn add_images(repo: &gix::Repository, tree: &mut TreeFiles, files: &[FileChange]) -> Result<()> {
     for change in files.iter().filter(|c| c.action != Action::Unchanged) {
         if let Some(before) = &change.before {
-            tree.add(format!("before/{}", change.path.rel), &before.bytes);
+            tree.add(repo, format!("before/{}", change.path.rel), &before.bytes)?;
         }
         if let Some(after) = &change.after {
-            tree.add(format!("after/{}", change.path.rel), after);
+            tree.add(repo, format!("after/{}", change.path.rel), after)?;
         }
     }
+    Ok(())
 }
 
 fn build(
     repo: &gix::Repository,
     root: &std::path::Path,
     intent: &Intent,
-    files: &[FileChange],
+    (files, images): (&[FileChange], &Images),
     status: Status,
     observed: Observed,
 ) -> Receipt {
     let records = files
         .iter()
         .filter(|c| c.action != Action::Unchanged)
-        .map(|c| file_record(repo, c))
+        .map(|c| file_record(repo, c, images))
         .collect();
     Receipt {
         schema: RECEIPT_SCHEMA.to_owned(),
@@ -330,8 +344,16 @@ fn build(
     }
 }
 
-fn file_record(repo: &gix::Repository, change: &FileChange) -> FileRecord {
-    let blob = |bytes: &[u8]| ledger::blob_id(repo, bytes).map(|id| id.to_string());
+/// One changed path; blob ids come from `images` when the blobs were written, else they are
+/// computed (a dry run writes nothing).
+fn file_record(repo: &gix::Repository, change: &FileChange, images: &Images) -> FileRecord {
+    let id = |side: &str, bytes: &[u8]| {
+        images
+            .get(&format!("{side}/{}", change.path.rel))
+            .copied()
+            .or_else(|| ledger::blob_id(repo, bytes))
+            .map(|id| id.to_string())
+    };
     let mode_before = change.before.as_ref().map(|b| mode(&b.permissions));
     let mode_after = match change.action {
         Action::Deleted => None,
@@ -358,8 +380,8 @@ fn file_record(repo: &gix::Repository, change: &FileChange) -> FileRecord {
         mode_after,
         sha256_before: change.digest_before().map(Digest::to_hex),
         sha256_after: change.digest_after().map(Digest::to_hex),
-        blob_before: change.before.as_ref().and_then(|b| blob(&b.bytes)),
-        blob_after: change.after.as_ref().and_then(|a| blob(a)),
+        blob_before: change.before.as_ref().and_then(|b| id("before", &b.bytes)),
+        blob_after: change.after.as_ref().and_then(|a| id("after", a)),
     }
 }
 
