@@ -81,14 +81,16 @@ impl Format {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Apply one exact find/replace to one file (agent-edit's direct edit).
+    /// One exact find/replace (agent-edit's direct edit), a symbol edit (--symbol …), or with
+    /// --json an edit request compiled into a changeset (never writes).
     Edit(edit::EditArgs),
     /// Change one target: text (--find), a structure (--symbol, --at ID, --kind/--name), lines
     /// (--at LINE:HASH) or a file boundary (--at file-start|file-end).
     Patch(patch::PatchArgs),
     /// Show a file's structures, one structure with context, or its lines with anchors.
     Read(read::ReadArgs),
-    /// Apply a source_edit_plan from a file or `-` (stdin), all or nothing.
+    /// Apply a source_edit_plan, SEARCH/REPLACE blocks, a Codex patch, a unified diff, an edit
+    /// list or a changeset, from a file or `-` (stdin), all or nothing.
     Apply(apply::ApplyArgs),
     /// Re-prove a receipt (default: the newest): exit 0 passed, 1 failed, 3 incomplete.
     Verify(verify::VerifyArgs),
