@@ -85,7 +85,8 @@ pub enum Command {
     /// --json an edit request compiled into a changeset (never writes).
     Edit(edit::EditArgs),
     /// Change one target: text (--find), a structure (--symbol, --at ID, --kind/--name), lines
-    /// (--at LINE:HASH) or a file boundary (--at file-start|file-end).
+    /// (--at LINE:HASH), a file boundary (--at file-start|file-end) or a config value
+    /// (--config-path).
     Patch(patch::PatchArgs),
     /// Show a file's structures, one structure with context, or its lines with anchors.
     Read(read::ReadArgs),
