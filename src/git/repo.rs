@@ -51,7 +51,7 @@ pub fn bare() -> Error {
 }
 
 /// A gix failure while doing `what`.
-pub fn git_error(what: &str, err: &dyn std::error::Error) -> Error {
+pub fn git_error(what: &str, err: impl std::fmt::Display) -> Error {
     Error::new(Code::IoError, format!("{what}: {err}")).detail("git_error", err.to_string())
 }
 

@@ -26,7 +26,4 @@ pub fn open(cwd: &Path) -> Result<gix::Repository> {
     })
 }
 
-/// A gix failure while reading or writing the repository.
-pub(crate) fn git_error(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::new(Code::IoError, format!("{what}: {e}")).detail("git_error", e.to_string())
-}
+pub(crate) use crate::git::repo::git_error;

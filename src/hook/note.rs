@@ -71,7 +71,7 @@ pub fn post_commit(repo: &mut gix::Repository) -> Result<Option<Attached>> {
     );
     if let Err(e) = claimed {
         // Lost the compare-and-swap only when the ref no longer holds what was read.
-        if published::peel(repo, NOTED_REF)? != log.noted {
+        if crate::git::ledger::ref_target(repo, NOTED_REF)? != log.noted {
             return Err(Error::new(
                 Code::HookConflict,
                 format!("{NOTED_REF} moved while attaching receipts (another hook ran)"),

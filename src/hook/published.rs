@@ -70,18 +70,7 @@ impl Published for Unnoted {
     }
 }
 
-/// The object a ref points to, `None` when it does not exist.
-pub fn peel(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
-    let reference = repo
-        .try_find_reference(name)
-        .map_err(|e| git_error(name, e))?;
-    match reference {
-        Some(mut r) => Ok(Some(
-            r.peel_to_id().map_err(|e| git_error(name, e))?.detach(),
-        )),
-        None => Ok(None),
-    }
-}
+use crate::git::ledger::ref_target;
 
 /// Walks the log from its tip back to (not including) the noted receipt; without a noted
 /// receipt, the whole log. What post-commit attaches.
@@ -106,8 +95,8 @@ pub fn since_head(repo: &gix::Repository) -> Result<Unnoted> {
 }
 
 fn walk(repo: &gix::Repository, floor: Option<i64>) -> Result<Unnoted> {
-    let tip = peel(repo, LOG_REF)?;
-    let noted = peel(repo, NOTED_REF)?;
+    let tip = ref_target(repo, LOG_REF)?;
+    let noted = ref_target(repo, NOTED_REF)?;
     let mut receipts = Vec::new();
     let mut next = tip;
     while let Some(id) = next {

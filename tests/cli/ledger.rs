@@ -321,42 +321,21 @@ fn works_from_a_subdirectory_and_in_a_linked_worktree() {
 fn git_dir_and_work_tree_from_the_environment() {
     let repo = repo_with(&[("a.py", "x = 1\n")]);
     let elsewhere = tempfile::tempdir().expect("tmp");
-    let out = repo
-        .cmd()
-        .current_dir(elsewhere.path())
-        .env("GIT_DIR", repo.path().join(".git"))
-        .env("GIT_WORK_TREE", repo.path())
-        .args([
-            "edit",
-            "a.py",
-            "--find",
-            "x = 1",
-            "--replace",
-            "x = 2",
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("runs");
+    let edit_from = |dir: &std::path::Path| {
+        repo.cmd()
+            .current_dir(dir)
+            .env("GIT_DIR", repo.path().join(".git"))
+            .env("GIT_WORK_TREE", repo.path())
+            .args(["edit", "a.py", "--find", "x = 1", "--replace", "x = 2"])
+            .args(["--format", "json"])
+            .output()
+            .expect("runs")
+    };
     // Paths on the command line are relative to the current directory, which lies outside
     // the work tree: refused, nothing written.
+    let out = edit_from(elsewhere.path());
     assert!(!out.status.success());
-    let out = repo
-        .cmd()
-        .env("GIT_DIR", repo.path().join(".git"))
-        .env("GIT_WORK_TREE", repo.path())
-        .args([
-            "edit",
-            "a.py",
-            "--find",
-            "x = 1",
-            "--replace",
-            "x = 2",
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("runs");
+    let out = edit_from(repo.path());
     assert!(
         out.status.success(),
         "{}",
