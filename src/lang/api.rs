@@ -167,7 +167,20 @@ fn only_added(before: Option<&String>, after: Option<&String>) -> bool {
 /// The declarations of a file before and after its change, when its language has a symbol
 /// model and both versions parse (a file with syntax errors has no reliable declarations).
 /// The result is parsed incrementally from the source's tree.
+/// The declarations the syntax gate already read for `file`. A moved file's gate report
+/// belongs to its source, so it is not used.
+fn gated(file: &FileChange) -> Option<&crate::lang::gate::Declarations> {
+    file.syntax
+        .as_ref()
+        .and_then(|s| s.declarations.as_ref())
+        .filter(|_| file.moved.is_none())
+}
+
 fn versions(file: &FileChange) -> Result<Option<(Vec<Declaration>, Vec<Declaration>)>> {
+    if let Some(d) = gated(file).filter(|_| file.action == Action::Modified) {
+        let after = d.after_clean.then(|| d.after.clone());
+        return Ok(d.before.clone().zip(after));
+    }
     let (Some(provider), Some(before)) = (provider_for(&file.path.rel), file.before.as_ref())
     else {
         return Ok(None);
@@ -293,7 +306,9 @@ fn declared_changes(files: &[&FileChange]) -> Result<Vec<ApiChange>> {
         else {
             continue;
         };
-        if symbols::Lang::of(provider).is_some() {
+        if let Some(d) = gated(file) {
+            after.extend(d.after.iter().cloned());
+        } else if symbols::Lang::of(provider).is_some() {
             let tree = parse(provider, bytes, None)?;
             after.extend(symbols::declarations(provider, &tree, bytes).unwrap_or_default());
             retire(tree);

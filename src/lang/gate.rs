@@ -89,6 +89,20 @@ pub struct Checked {
     pub appeared: Vec<Named>,
     pub disappeared: Vec<Named>,
     pub count_changed: Vec<Named>,
+    /// The declarations of both versions, read from the trees parsed here, for the API guard
+    /// (which then parses nothing again); absent for languages without a symbol model.
+    #[serde(skip)]
+    pub declarations: Option<Declarations>,
+}
+
+/// Declarations of a file before and after an edit, as the API guard compares them.
+#[derive(Clone, Debug)]
+pub struct Declarations {
+    /// `None` when there was no source, or it did not parse cleanly.
+    pub before: Option<Vec<crate::lang::symbols::Declaration>>,
+    pub after: Vec<crate::lang::symbols::Declaration>,
+    /// The result parsed without errors.
+    pub after_clean: bool,
 }
 
 impl Checked {
@@ -106,6 +120,7 @@ impl Checked {
             appeared: Vec::new(),
             disappeared: Vec::new(),
             count_changed: Vec::new(),
+            declarations: None,
         }
     }
 }
@@ -215,6 +230,18 @@ pub fn check(
             .collect()
     });
     let (appeared, disappeared, count_changed) = compare(&items_before, &items_after);
+    let declarations = crate::lang::symbols::Lang::of(provider).map(|_| {
+        let read = |tree: &Tree, bytes: &[u8]| {
+            crate::lang::symbols::declarations(provider, tree, bytes).unwrap_or_default()
+        };
+        Declarations {
+            before: source
+                .filter(|(_, s)| s.errors == 0)
+                .map(|(bytes, s)| read(&s.tree, bytes)),
+            after: read(&tree, after),
+            after_clean: errors_after == 0,
+        }
+    });
     retire(tree);
     if let Some(old) = old {
         retire(old);
@@ -229,6 +256,7 @@ pub fn check(
         appeared,
         disappeared,
         count_changed,
+        declarations,
     };
     if let Some(SourceTree { tree, .. }) = parsed_here.take() {
         retire(tree);
