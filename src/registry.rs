@@ -69,13 +69,23 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "instructions",
-        summary: "prompt-ready operating procedure",
+        summary: "prompt-ready operating procedure (prose; JSON with --format json)",
         usage: "git identedit instructions",
     },
     CommandSpec {
         name: "hook",
         summary: "git hooks: install/uninstall (chains existing hooks), pre-commit (refuses pending recovery, syntax regressions, edit-format residue in staged files), post-commit (notes the receipts a commit contains)",
         usage: "git identedit hook install|uninstall|pre-commit|post-commit",
+    },
+    CommandSpec {
+        name: "man",
+        summary: "print the manual page, or install every page where `git identedit --help` finds it",
+        usage: "git identedit man [--install | --dir DIR]",
+    },
+    CommandSpec {
+        name: "completions",
+        summary: "a shell completion script",
+        usage: "git identedit completions bash|zsh|fish",
     },
 ];
 
@@ -147,6 +157,23 @@ pub fn capabilities() -> Value {
     })
 }
 
+/// The operating procedure, one step a line (`instructions`, in JSON and as prose).
+pub const PROCEDURE: &[&str] = &[
+    "Read before you edit: `git identedit read FILE` lists structures with identities; `read FILE --symbol Class.method --context 3` shows one with LINE:HASH anchors; `read --mode line FILE` anchors every line.",
+    "Change a structure by name: `git identedit patch FILE --symbol Class.method --replace --text-file new.txt` (the text replaces the node verbatim; start it at the declaration, keep the file's indentation on later lines). Lines: `patch FILE --at LINE:HASH --replace 'text'`.",
+    "For exact text, copy what you read into `find`, indentation and line breaks included.",
+    "Config values (JSON, YAML, TOML) by key path: `git identedit patch config.yaml --config-path service.retries --set-value 5` (values are JSON text: `'\"x\"'` for a string); `--append-value V`, `--delete`, `--create-missing` for new keys, `--document-index N` for YAML streams. Comments and layout stay.",
+    "One change in one file: `git identedit edit FILE --find=OLD --replace=NEW --format=json`.",
+    "Several changes or files, new files, deletions: write one source_edit_plan and run `git identedit apply - --format=json` with the plan on stdin; everything commits together or not at all.",
+    "Batches of structure, line and file edits (and moves): `git identedit edit --json < request.json > changeset.json` builds a changeset without writing; `apply --dry-run --diff changeset.json` previews; `apply changeset.json` re-proves every precondition and commits. Never edit a changeset by hand (`changeset_tampered`); pass `apply` the changeset, not the request.",
+    "Add `--dry-run --diff` to see the exact diff before writing; add `expected_source_sha256` (from an earlier output) to refuse a file that changed since you read it.",
+    "Edits of one file all resolve against the file as read, never against each other's results; they must not overlap.",
+    "Name a declaration instead of copying it (PHP, Python, TypeScript): `git identedit edit FILE --symbol 'Greeter::greet()' --replace-body --text-file body.php`, or plan edits with an `op` (replace_body, replace_symbol, insert_member, remove_symbol, add_use); code is re-indented for you. Changing or removing a public declaration is refused (`api_change_refused`, `details.api_changes`) unless you checked its callers and pass `allow_signature_change` / `--allow-signature-change`.",
+    "SEARCH/REPLACE blocks, Codex patches and unified diffs go to `git identedit apply -` as they are: blocks and hunks match exactly, then tolerating line endings, trailing whitespace, indentation and Unicode punctuation, always uniquely; a block already applied is reported `already_applied` and not applied twice; if any block fails, nothing is written and `error.details.failures` lists every one.",
+    "Every write inside a git repository records a receipt (`receipt.commit`, `receipt.label` in the output): `git identedit verify LABEL` re-proves it, `git identedit undo LABEL` reverses it unless the files changed since.",
+    "On `ok: false`, follow `error.next_action`; nothing was written. `anchor_missing` names the closest lines; `anchor_ambiguous` lists every match: add context or set `occurrence`.",
+];
+
 /// `git identedit instructions`: a short operating procedure for a coding agent.
 pub fn instructions() -> Value {
     let usage: Vec<&str> = COMMANDS
@@ -163,21 +190,7 @@ pub fn instructions() -> Value {
         "tool": "git-identedit",
         "version": env!("CARGO_PKG_VERSION"),
         "scope": "exactly what this build executes (generated from its capability registry)",
-        "procedure": [
-            "Read before you edit: `git identedit read FILE` lists structures with identities; `read FILE --symbol Class.method --context 3` shows one with LINE:HASH anchors; `read --mode line FILE` anchors every line.",
-            "Change a structure by name: `git identedit patch FILE --symbol Class.method --replace --text-file new.txt` (the text replaces the node verbatim; start it at the declaration, keep the file's indentation on later lines). Lines: `patch FILE --at LINE:HASH --replace 'text'`.",
-            "For exact text, copy what you read into `find`, indentation and line breaks included.",
-            "Config values (JSON, YAML, TOML) by key path: `git identedit patch config.yaml --config-path service.retries --set-value 5` (values are JSON text: `'\"x\"'` for a string); `--append-value V`, `--delete`, `--create-missing` for new keys, `--document-index N` for YAML streams. Comments and layout stay.",
-            "One change in one file: `git identedit edit FILE --find=OLD --replace=NEW --format=json`.",
-            "Several changes or files, new files, deletions: write one source_edit_plan and run `git identedit apply - --format=json` with the plan on stdin; everything commits together or not at all.",
-            "Batches of structure, line and file edits (and moves): `git identedit edit --json < request.json > changeset.json` builds a changeset without writing; `apply --dry-run --diff changeset.json` previews; `apply changeset.json` re-proves every precondition and commits. Never edit a changeset by hand (`changeset_tampered`); pass `apply` the changeset, not the request.",
-            "Add `--dry-run --diff` to see the exact diff before writing; add `expected_source_sha256` (from an earlier output) to refuse a file that changed since you read it.",
-            "Edits of one file all resolve against the file as read, never against each other's results; they must not overlap.",
-            "Name a declaration instead of copying it (PHP, Python, TypeScript): `git identedit edit FILE --symbol 'Greeter::greet()' --replace-body --text-file body.php`, or plan edits with an `op` (replace_body, replace_symbol, insert_member, remove_symbol, add_use); code is re-indented for you. Changing or removing a public declaration is refused (`api_change_refused`, `details.api_changes`) unless you checked its callers and pass `allow_signature_change` / `--allow-signature-change`.",
-            "SEARCH/REPLACE blocks, Codex patches and unified diffs go to `git identedit apply -` as they are: blocks and hunks match exactly, then tolerating line endings, trailing whitespace, indentation and Unicode punctuation, always uniquely; a block already applied is reported `already_applied` and not applied twice; if any block fails, nothing is written and `error.details.failures` lists every one.",
-            "Every write inside a git repository records a receipt (`receipt.commit`, `receipt.label` in the output): `git identedit verify LABEL` re-proves it, `git identedit undo LABEL` reverses it unless the files changed since.",
-            "On `ok: false`, follow `error.next_action`; nothing was written. `anchor_missing` names the closest lines; `anchor_ambiguous` lists every match: add context or set `occurrence`.",
-        ],
+        "procedure": PROCEDURE,
         "commands": usage,
         "plan_types": plan_types(),
         "plan_example": {

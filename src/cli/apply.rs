@@ -40,12 +40,8 @@ pub struct ApplyArgs {
     pub json: bool,
 }
 
-/// Applies the input; `format_dialect` is a dialect named through `--format` (`--format blocks`).
-pub fn run(
-    ws: &Workspace,
-    args: &ApplyArgs,
-    format_dialect: Option<Dialect>,
-) -> Result<(Report, Vec<Recovered>)> {
+/// Applies the input.
+pub fn run(ws: &Workspace, args: &ApplyArgs) -> Result<(Report, Vec<Recovered>)> {
     let input = match args.input.as_deref() {
         Some(path) => read_input(ws, path)?,
         None if args.json => read_input(ws, "-")?,
@@ -57,7 +53,6 @@ pub fn run(
         None => read_input(ws, "-")?,
     };
     if args.dialect.is_none()
-        && format_dialect.is_none()
         && let Some(routed) = super::pipeline::route(ws, &input, args)
     {
         return routed;
@@ -67,7 +62,7 @@ pub fn run(
             "`--repair` applies to changesets built by `edit --json`",
         ));
     }
-    let mut plan = formats::compile(&input, args.dialect.or(format_dialect))?;
+    let mut plan = formats::compile(&input, args.dialect)?;
     plan.allow_signature_change |= args.allow_signature_change;
     if let Some(task) = &args.write.task {
         plan.label = Some(task.clone());

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod edit;
 pub mod flags;
 pub mod handoff;
+pub mod help;
 pub mod hook;
 pub mod info;
 pub mod log;
@@ -30,7 +31,8 @@ use crate::txn::journal;
 #[command(name = "git-identedit", bin_name = "git identedit", version, about)]
 pub struct Cli {
     /// Output format: `json` (one document on stdout) or `text`. Default: text on a terminal,
-    /// JSON otherwise.
+    /// JSON otherwise; `read`, `instructions`, `hook`, `man`, `completions` and any `--diff`
+    /// print text unless `--format json` is given; `schema` is always the JSON Schema.
     #[arg(long, global = true, value_enum)]
     pub format: Option<Format>,
     /// Colour of text output: accepted on every command for the tools that pass it (as in
@@ -49,66 +51,61 @@ pub enum Color {
     Never,
 }
 
+/// `--format` values: how the result is printed (the input dialect of `apply` is `--dialect`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Json,
     Text,
-    /// `apply` only: the input is a source_edit_plan (the same as `--dialect plan`).
-    Plan,
-    /// `apply` only: the input is SEARCH/REPLACE blocks (`--dialect blocks`).
-    Blocks,
-    /// `apply` only: the input is a Codex patch (`--dialect codex`).
-    Codex,
-    /// `apply` only: the input is a unified diff (`--dialect diff`).
-    Diff,
-}
-
-impl Format {
-    /// The input dialect a `--format` value names, when it names one.
-    pub fn dialect(self) -> Option<crate::formats::Dialect> {
-        use crate::formats::Dialect;
-        match self {
-            Format::Plan => Some(Dialect::Plan),
-            Format::Blocks => Some(Dialect::Blocks),
-            Format::Codex => Some(Dialect::Codex),
-            Format::Diff => Some(Dialect::Diff),
-            Format::Json | Format::Text => None,
-        }
-    }
 }
 
 /// Parsed once per process, so the size difference between variants does not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// One exact find/replace (agent-edit's direct edit), a symbol edit (--symbol …), or with
-    /// --json an edit request compiled into a changeset (never writes).
+    /// Edit one file: an exact find/replace or a symbol edit
+    ///
+    /// `--find/--replace` is one exact find/replace; `--symbol S --replace-body` (and the other
+    /// symbol operations) edits a PHP, Python or TypeScript declaration by name; with `--json`
+    /// an edit request on stdin is compiled into a changeset (never writes).
     Edit(edit::EditArgs),
-    /// Change one target: text (--find), a structure (--symbol, --at ID, --kind/--name), lines
+    /// Change one target with one operation
+    ///
+    /// Targets: text (--find), a structure (--symbol, --at ID, --kind/--name), lines
     /// (--at LINE:HASH), a file boundary (--at file-start|file-end) or a config value
     /// (--config-path).
     Patch(patch::PatchArgs),
-    /// Show a file's structures, one structure with context, or its lines with anchors.
+    /// Show a file's structures, one structure with context, or its lines with anchors
     Read(read::ReadArgs),
-    /// Apply a source_edit_plan, SEARCH/REPLACE blocks, a Codex patch, a unified diff, an edit
-    /// list or a changeset, from a file or `-` (stdin), all or nothing.
+    /// Apply a plan, SEARCH/REPLACE blocks, a Codex patch or a diff, all or nothing
+    ///
+    /// The input (a file, or `-` for stdin) is a source_edit_plan, Aider SEARCH/REPLACE blocks, a
+    /// Codex patch, a unified diff, an edit list or a changeset; `--dialect` skips detection.
     Apply(apply::ApplyArgs),
-    /// Re-prove a receipt (default: the newest): exit 0 passed, 1 failed, 3 incomplete.
+    /// Re-prove a receipt (default: the newest)
+    ///
+    /// Exit 0 passed, 1 failed, 3 incomplete.
     Verify(verify::VerifyArgs),
-    /// Restore a receipt's pre-images (default: the newest), unless a file drifted since.
+    /// Restore a receipt's pre-images (default: the newest), unless a file drifted since
     Undo(undo::UndoArgs),
-    /// List the receipts of the operation log, newest first.
+    /// List the receipts of the operation log, newest first
     Log(log::LogArgs),
-    /// Show one receipt and its diff.
+    /// Show one receipt and its diff
     Show(show::ShowArgs),
-    /// Print the JSON Schema of the plan.
+    /// Print the JSON Schema of the plan (always JSON)
     Schema,
-    /// List what this build can execute.
+    /// List what this build can execute
     Capabilities,
-    /// Print prompt-ready operating instructions for a coding agent.
+    /// Print operating instructions for a coding agent (prose; JSON with --format json)
     Instructions,
-    /// Git hooks: install, uninstall, and the pre-commit / post-commit checks they run.
+    /// Git hooks: install, uninstall, and the pre-commit / post-commit checks they run
     Hook(hook::HookArgs),
+    /// Print or install the manual pages (`git identedit --help` opens them)
+    ///
+    /// Without options the main page is printed; `--install` writes every page beside the
+    /// binary (`<prefix>/share/man/man1`), `--dir DIR` into DIR.
+    Man(help::ManArgs),
+    /// Print a shell completion script (bash, zsh, fish)
+    Completions(help::CompletionsArgs),
 }
 
 impl Command {
@@ -126,14 +123,20 @@ impl Command {
             Command::Capabilities => "capabilities",
             Command::Instructions => "instructions",
             Command::Hook(_) => "hook",
+            Command::Man(_) => "man",
+            Command::Completions(_) => "completions",
         }
     }
 
     /// Whether text is this command's natural output when no format is asked for: `read` (as
-    /// identedit prints it) and any `--diff` (a diff is text).
+    /// identedit prints it), `instructions` (prose for a prompt), hooks (git prints them),
+    /// pages and scripts, and any `--diff` (a diff is text).
     pub fn prefers_text(&self) -> bool {
         match self {
-            Command::Read(_) => true,
+            Command::Read(_)
+            | Command::Instructions
+            | Command::Man(_)
+            | Command::Completions(_) => true,
             Command::Edit(a) => a.write.diff,
             Command::Patch(a) => a.write.diff,
             Command::Apply(a) => a.write.diff,
@@ -172,7 +175,7 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Command::Edit(args) => edit::run(&ws, args),
         Command::Patch(args) => patch::run(&ws, args),
         Command::Read(args) => read::run(&ws, args, format == Format::Json),
-        Command::Apply(args) => apply::run(&ws, args, cli.format.and_then(Format::dialect)),
+        Command::Apply(args) => apply::run(&ws, args),
         Command::Verify(args) => verify::run(&ws, args).map(|r| (r, Vec::new())),
         Command::Undo(args) => undo::run(&ws, args),
         Command::Log(args) => log::run(&ws, args).map(|r| (r, Vec::new())),
@@ -181,6 +184,8 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Command::Capabilities => Ok(info::capabilities()),
         Command::Instructions => Ok(info::instructions()),
         Command::Hook(args) => hook::run(&ws, args),
+        Command::Man(args) => help::man(args),
+        Command::Completions(args) => Ok(help::completions(args)),
     };
     let result = result.map(|(report, more)| {
         recovered.extend(more);

@@ -14,7 +14,7 @@ use crate::txn::journal::Recovered;
 /// The format asked for, or JSON when stdout is not a terminal.
 pub fn resolve_format(cli: &Cli) -> Format {
     match cli.format {
-        Some(format @ (Format::Json | Format::Text)) => format,
+        Some(format) => format,
         _ if cli.command.wants_json() => Format::Json,
         _ if cli.command.prefers_text() => Format::Text,
         _ => default_format(),
@@ -88,8 +88,10 @@ fn envelope(command: &str, ok: bool, body: Map<String, Value>, recovered: &Value
 }
 
 /// Reports a command line clap refused (or prints help and version) and returns the exit code.
+/// A bare `git identedit` prints the command list and succeeds.
 pub fn clap_error(error: clap::Error) -> u8 {
     use clap::error::ErrorKind;
+    let args: Vec<String> = std::env::args().collect();
     if matches!(
         error.kind(),
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
@@ -100,8 +102,35 @@ pub fn clap_error(error: clap::Error) -> u8 {
         );
         return EXIT_OK;
     }
-    let args: Vec<String> = std::env::args().collect();
-    let asked = args.iter().enumerate().find_map(|(i, a)| match a.as_str() {
+    let missing = matches!(
+        error.kind(),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand
+    );
+    if missing && names_no_command(&args) {
+        let list = crate::cli::help::command_list();
+        write_ignoring_pipe(std::io::stdout().lock(), list.as_bytes());
+        return EXIT_OK;
+    }
+    let command = args.get(1).map_or("", String::as_str).to_owned();
+    let rendered = error.render().to_string();
+    let usage = usage_from_clap(&error, &rendered, missing, &args);
+    emit(
+        &command,
+        asked_format(&args).unwrap_or_else(default_format),
+        Err(usage),
+        &[],
+    )
+}
+
+/// Whether the command line holds only global options (no subcommand at all).
+fn names_no_command(args: &[String]) -> bool {
+    args.iter().skip(1).all(|a| {
+        a.starts_with('-') || matches!(a.as_str(), "json" | "text" | "auto" | "always" | "never")
+    })
+}
+
+fn asked_format(args: &[String]) -> Option<Format> {
+    args.iter().enumerate().find_map(|(i, a)| match a.as_str() {
         "--format=json" | "--json" => Some(Format::Json),
         "--format=text" => Some(Format::Text),
         "--format" => match args.get(i + 1).map(String::as_str) {
@@ -110,21 +139,61 @@ pub fn clap_error(error: clap::Error) -> u8 {
             _ => None,
         },
         _ => None,
-    });
-    let command = args.get(1).map_or("", String::as_str).to_owned();
-    let message = error.render().to_string();
-    let first_line = message
-        .lines()
-        .next()
-        .unwrap_or("bad command line")
-        .trim_start_matches("error: ");
-    let usage = Error::usage(first_line.to_owned())
-        .hint("Run `git identedit --help` or `git identedit <command> --help`.")
-        .detail("clap", message.trim_end());
-    emit(
-        &command,
-        asked.unwrap_or_else(default_format),
-        Err(usage),
-        &[],
-    )
+    })
+}
+
+/// The usage error: clap's first line as the cause, its suggestion (`aply` → `apply`,
+/// `--fnd` → `--find`) as the next action, its whole message in `details.clap`.
+fn usage_from_clap(error: &clap::Error, rendered: &str, missing: bool, args: &[String]) -> Error {
+    use clap::error::{ContextKind, ContextValue};
+    let first_line = if missing {
+        format!("`{}` needs a subcommand", named_command(args))
+    } else {
+        rendered
+            .lines()
+            .next()
+            .unwrap_or("bad command line")
+            .trim_start_matches("error: ")
+            .to_owned()
+    };
+    let suggested = [ContextKind::SuggestedSubcommand, ContextKind::SuggestedArg]
+        .into_iter()
+        .find_map(|kind| match error.get(kind) {
+            Some(ContextValue::String(s)) => Some(s.clone()),
+            Some(ContextValue::Strings(v)) => v.first().cloned(),
+            _ => None,
+        });
+    let command = args.get(1).filter(|a| !a.starts_with('-'));
+    let hint = match (&suggested, error.get(ContextKind::SuggestedSubcommand)) {
+        (Some(s), Some(_)) => {
+            format!("Did you mean `git identedit {s}`? `git identedit` alone lists the commands.")
+        }
+        (Some(s), None) => format!(
+            "Did you mean `{s}`? `git identedit {} -h` lists the options.",
+            command.map_or("<command>", String::as_str)
+        ),
+        (None, _) if missing => format!("`{} -h` lists the subcommands.", named_command(args)),
+        (None, _) => format!(
+            "`git identedit {} -h` lists the accepted options.",
+            command.map_or("<command>", String::as_str)
+        ),
+    };
+    let mut usage = Error::usage(first_line)
+        .hint(hint)
+        .detail("clap", rendered.trim_end());
+    if let Some(s) = suggested {
+        usage = usage.detail("suggestion", s);
+    }
+    usage
+}
+
+/// `git identedit` and the subcommands named before the first option.
+fn named_command(args: &[String]) -> String {
+    let named: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(String::as_str)
+        .take_while(|a| !a.starts_with('-'))
+        .collect();
+    format!("git identedit {}", named.join(" "))
 }

@@ -10,6 +10,7 @@ mod config;
 mod crash;
 mod dialects;
 mod edit;
+mod help;
 mod hook_notes;
 mod hooks;
 mod languages;
