@@ -145,12 +145,24 @@ fn run_pre_commit(repo: &gix::Repository) -> Result<Report> {
 fn run_post_commit(repo: &mut gix::Repository) -> Result<Report> {
     let attached = note::post_commit(repo)?;
     let text = match &attached {
-        Some(a) => format!(
-            "identedit: {} receipt(s) attached to {} ({})\n",
-            a.receipts.len(),
-            &a.commit[..12.min(a.commit.len())],
-            a.notes_ref
-        ),
+        Some(a) => {
+            let mut text = format!(
+                "identedit: {} receipt(s) attached to {} ({})",
+                a.receipts.len(),
+                &a.commit[..12.min(a.commit.len())],
+                a.notes_ref
+            );
+            if !a.paths.is_empty() {
+                text.push_str(&format!(" for {}", a.paths.join(", ")));
+            }
+            if a.pending > 0 {
+                text.push_str(&format!(
+                    "; {} receipt(s) of files not in this commit wait for a later commit",
+                    a.pending
+                ));
+            }
+            text + "\n"
+        }
         None => String::new(),
     };
     Ok(report(json!({"attached": attached}), text, String::new()))

@@ -1,4 +1,5 @@
-//! `log`: the receipts of the operation log, newest first.
+//! `log`: the receipts of the operation log, newest first. Text shows the command that was
+//! run (`edit`, `patch`, `apply`, `undo`) and what its input was.
 
 use clap::Args;
 use serde_json::{Map, Value, json};
@@ -18,6 +19,19 @@ pub struct LogArgs {
     pub json: bool,
 }
 
+/// What the input was, in the words of the command line: the flags of `edit`/`patch`, a plan,
+/// blocks, a patch, a diff, a changeset, a request.
+fn input_name(dialect: &str) -> &str {
+    match dialect {
+        "edit_flags" | "patch_flags" => "flags",
+        "source_edit_plan" => "plan",
+        "identedit_changeset" => "changeset",
+        "patch_request" | "edit_request" => "request",
+        "edit_list" => "edit list",
+        other => other,
+    }
+}
+
 pub fn run(ws: &Workspace, args: &LogArgs) -> Result<Report> {
     let repo = crate::git::repo::open(ws)?;
     let entries = store::log(&repo, args.max_count)?;
@@ -28,12 +42,12 @@ pub fn run(ws: &Workspace, args: &LogArgs) -> Result<Report> {
             let r = &s.receipt;
             let files: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
             text.push_str(&format!(
-                "{}  {}  {:<7} {:<6} {:<8} {}  [{}]\n",
+                "{}  {}  {:<7} {:<5} {:<9} {}  [{}]\n",
                 super::verify::short(&s.commit.to_string()),
                 r.time,
                 json!(r.status).as_str().unwrap_or("?"),
-                json!(r.kind).as_str().unwrap_or("?"),
-                r.input.dialect,
+                r.command,
+                input_name(&r.input.dialect),
                 r.label,
                 files.join(", ")
             ));

@@ -2,7 +2,7 @@
 //! Exit 0 passed, 1 failed, 3 incomplete.
 
 use clap::Args;
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
 
 use crate::error::Result;
 use crate::receipt::{store, verify::Verdict};
@@ -47,16 +47,20 @@ pub fn run(ws: &Workspace, args: &VerifyArgs) -> Result<Report> {
         stored.receipt.label,
         short(&stored.commit.to_string())
     );
+    text.push_str("  check      status      detail\n");
     for check in &result.checks {
         let status = json!(check.status);
-        text.push_str(&format!(
-            "  {:<10} {}\n",
+        let detail = match check.status {
+            Verdict::Passed => String::new(),
+            _ => describe(&check.detail),
+        };
+        let line = format!(
+            "  {:<10} {:<11} {detail}",
             check.name,
             status.as_str().unwrap_or("?")
-        ));
-        if check.status != Verdict::Passed {
-            text.push_str(&format!("             {}\n", check.detail));
-        }
+        );
+        text.push_str(line.trim_end());
+        text.push('\n');
     }
     let exit = match result.verdict {
         Verdict::Passed => None,
@@ -69,6 +73,31 @@ pub fn run(ws: &Workspace, args: &VerifyArgs) -> Result<Report> {
         exit,
         ..Report::default()
     })
+}
+
+/// A check's detail as words: `key: value` pairs, lists joined by commas, nothing empty.
+fn describe(detail: &Value) -> String {
+    match detail {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(describe)
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| (k, describe(v)))
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| match v.contains(": ") {
+                true => format!("{k}: ({v})"),
+                false => format!("{k}: {v}"),
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        other => other.to_string(),
+    }
 }
 
 pub fn short(id: &str) -> &str {

@@ -3,8 +3,13 @@
 //! fan-out trees), so `git log --notes=identedit` shows which checked edits a commit contains.
 //!
 //! The note has one line per receipt, oldest first: `<receipt commit id> <label> <status>`.
-//! The range is claimed first by moving `refs/identedit/noted` to the log's tip with a
-//! compare-and-swap (and a reflog entry), so two hooks never attach the same receipts twice.
+//! Only the receipts that are part of the commit are attached: for a path the commit changed,
+//! the newest unnoted receipt naming it published exactly the committed blob (that receipt and
+//! the older ones of the path are attached); receipts that published nothing (failed writes)
+//! go with the next commit. Receipts of files not committed yet stay for a later commit.
+//! The range is claimed first by moving `refs/identedit/noted` over the oldest receipts that
+//! are all settled (compare-and-swap, with a reflog entry), so two hooks never attach the same
+//! receipts twice.
 
 use gix::ObjectId;
 use gix::refs::Target;
@@ -23,7 +28,59 @@ pub struct Attached {
     pub commit: String,
     pub notes_ref: &'static str,
     pub receipts: Vec<String>,
+    /// The committed paths the attached receipts wrote.
+    pub paths: Vec<String>,
+    /// Receipts of files this commit does not contain, left for a later commit.
+    pub pending: usize,
     pub note: String,
+}
+
+/// The blob at `path` in `tree` (`None`: absent).
+fn entry(tree: &gix::Tree<'_>, path: &str) -> Result<Option<ObjectId>> {
+    let found = tree
+        .lookup_entry_by_path(path)
+        .map_err(|e| git_error("reading a commit tree", e))?;
+    Ok(found.map(|e| e.object_id()))
+}
+
+/// Which receipts (newest first, as `receipts`) are part of HEAD, and the committed paths.
+fn part_of_head(repo: &gix::Repository, receipts: &[Receipt]) -> Result<(Vec<bool>, Vec<String>)> {
+    let head = repo.head_commit().map_err(|e| git_error("HEAD", e))?;
+    let tree = head.tree().map_err(|e| git_error("HEAD's tree", e))?;
+    let parent = match head.parent_ids().next() {
+        Some(id) => Some(
+            repo.find_commit(id)
+                .and_then(|c| c.tree())
+                .map_err(|e| git_error("HEAD's parent", e))?,
+        ),
+        None => None,
+    };
+    let mut part: Vec<bool> = receipts.iter().map(|r| r.files.is_empty()).collect();
+    let mut paths = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, r) in receipts.iter().enumerate() {
+        for (path, published) in &r.files {
+            // The newest receipt naming a path decides for it and every older one.
+            if !seen.insert(path.clone()) {
+                continue;
+            }
+            let committed = entry(&tree, path)?;
+            let before = match &parent {
+                Some(p) => entry(p, path)?,
+                None => None,
+            };
+            if committed == *published && committed != before {
+                paths.push(path.clone());
+                for (j, older) in receipts.iter().enumerate().skip(i) {
+                    if older.files.iter().any(|(p, _)| p == path) {
+                        part[j] = true;
+                    }
+                }
+            }
+        }
+    }
+    paths.sort();
+    Ok((part, paths))
 }
 
 /// One note line.
@@ -54,24 +111,138 @@ fn ensure_identity(repo: &mut gix::Repository) -> Result<()> {
     Ok(())
 }
 
-/// Attaches the unnoted receipts to HEAD; `None` when there are none.
+/// Attaches the unnoted receipts that are part of HEAD; `None` when there are none.
 pub fn post_commit(repo: &mut gix::Repository) -> Result<Option<Attached>> {
     let log = published::unnoted(repo)?;
-    let Some(tip) = log.tip.filter(|_| !log.receipts.is_empty()) else {
+    if log.tip.is_none() || log.receipts.is_empty() {
         return Ok(None);
+    }
+    let earlier = attached_earlier(repo, &log.receipts)?;
+    let (mut part, paths) = part_of_head(repo, &log.receipts)?;
+    for (p, e) in part.iter_mut().zip(&earlier) {
+        *p &= !e;
+    }
+    let attached: Vec<&Receipt> = log
+        .receipts
+        .iter()
+        .zip(&part)
+        .filter_map(|(r, p)| p.then_some(r))
+        .collect();
+    if attached.is_empty() {
+        return Ok(None);
+    }
+    // `noted` moves over the oldest receipts as long as every one is attached (now or by an
+    // earlier commit); a receipt attached beyond that point is marked under ATTACHED_PREFIX.
+    let done: Vec<bool> = part.iter().zip(&earlier).map(|(p, e)| *p || *e).collect();
+    let settled = done.iter().rev().take_while(|p| **p).count();
+    let new_noted = match settled {
+        0 => log.noted,
+        n => Some(log.receipts[log.receipts.len() - n].id),
     };
     let head = repo.head_id().map_err(|e| git_error("HEAD", e))?.detach();
-    let lines: Vec<String> = log.receipts.iter().rev().map(line).collect();
+    let lines: Vec<String> = attached.iter().rev().map(|r| line(r)).collect();
     ensure_identity(repo)?;
-    let claimed = move_noted(
-        repo,
-        log.noted,
-        Some(tip),
-        "identedit: receipts attached to a commit",
-    );
+    if new_noted != log.noted {
+        claim(repo, log.noted, new_noted)?;
+    }
+    let marks = mark_attached(repo, &log.receipts, &part, &earlier, settled);
+    let note = match marks.and_then(|()| write_note(repo, head, &lines)) {
+        Ok(note) => note,
+        Err(e) => {
+            if new_noted != log.noted {
+                let _ = move_noted(
+                    repo,
+                    new_noted,
+                    log.noted,
+                    "identedit: note failed, receipts released",
+                );
+            }
+            return Err(e);
+        }
+    };
+    Ok(Some(Attached {
+        commit: head.to_string(),
+        notes_ref: NOTES_REF,
+        receipts: attached.iter().rev().map(|r| r.id.to_string()).collect(),
+        paths,
+        pending: log.receipts.len() - attached.len(),
+        note,
+    }))
+}
+
+/// Receipts attached to an earlier commit while an older one still waited.
+const ATTACHED_PREFIX: &str = "refs/identedit/attached/";
+
+fn attached_earlier(repo: &gix::Repository, receipts: &[Receipt]) -> Result<Vec<bool>> {
+    receipts
+        .iter()
+        .map(|r| {
+            Ok(
+                crate::git::ledger::ref_target(repo, &format!("{ATTACHED_PREFIX}{}", r.id))?
+                    .is_some(),
+            )
+        })
+        .collect()
+}
+
+/// Marks the receipts attached now that `noted` does not pass, and drops the marks it passes
+/// (`settled` oldest receipts).
+fn mark_attached(
+    repo: &gix::Repository,
+    receipts: &[Receipt],
+    part: &[bool],
+    earlier: &[bool],
+    settled: usize,
+) -> Result<()> {
+    let passed = receipts.len() - settled;
+    for (i, r) in receipts.iter().enumerate() {
+        let name = format!("{ATTACHED_PREFIX}{}", r.id);
+        let change = match (i >= passed, part[i], earlier[i]) {
+            (true, _, true) => Some(ref_change(None, PreviousValue::Any)),
+            (false, true, false) => Some(ref_change(Some(r.id), PreviousValue::MustNotExist)),
+            _ => None,
+        };
+        if let Some(change) = change {
+            let name = name
+                .as_str()
+                .try_into()
+                .map_err(|e| Error::internal(format!("{name}: {e}")))?;
+            repo.edit_reference(RefEdit {
+                change,
+                name,
+                deref: false,
+            })
+            .map_err(|e| git_error(ATTACHED_PREFIX, e))?;
+        }
+    }
+    Ok(())
+}
+
+fn ref_change(new: Option<ObjectId>, expected: PreviousValue) -> Change {
+    match new {
+        Some(id) => Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: "identedit: attached before an older receipt".into(),
+            },
+            expected,
+            new: Target::Object(id),
+        },
+        None => Change::Delete {
+            expected,
+            log: RefLog::AndReference,
+        },
+    }
+}
+
+/// Moves `refs/identedit/noted` from what was read to `new`; a lost compare-and-swap is
+/// `hook_conflict`.
+fn claim(repo: &gix::Repository, old: Option<ObjectId>, new: Option<ObjectId>) -> Result<()> {
+    let claimed = move_noted(repo, old, new, "identedit: receipts attached to a commit");
     if let Err(e) = claimed {
         // Lost the compare-and-swap only when the ref no longer holds what was read.
-        if crate::git::ledger::ref_target(repo, NOTED_REF)? != log.noted {
+        if crate::git::ledger::ref_target(repo, NOTED_REF)? != old {
             return Err(Error::new(
                 Code::HookConflict,
                 format!("{NOTED_REF} moved while attaching receipts (another hook ran)"),
@@ -80,29 +251,7 @@ pub fn post_commit(repo: &mut gix::Repository) -> Result<Option<Attached>> {
         }
         return Err(e);
     }
-    let note = match write_note(repo, head, &lines) {
-        Ok(note) => note,
-        Err(e) => {
-            let _ = move_noted(
-                repo,
-                Some(tip),
-                log.noted,
-                "identedit: note failed, receipts released",
-            );
-            return Err(e);
-        }
-    };
-    Ok(Some(Attached {
-        commit: head.to_string(),
-        notes_ref: NOTES_REF,
-        receipts: log
-            .receipts
-            .iter()
-            .rev()
-            .map(|r| r.id.to_string())
-            .collect(),
-        note,
-    }))
+    Ok(())
 }
 
 /// Appends `lines` to HEAD's note (a re-run after `git commit --amend` or by hand keeps the

@@ -2,16 +2,35 @@
 //! private state directory (locks, crash journal).
 //!
 //! Inside a git repository the root is the work tree and state lives in
-//! `<git-dir>/identedit/`; elsewhere the root is the current directory and state lives in a
-//! hidden `.identedit/` folder at its root.
+//! `<git-dir>/identedit/`; elsewhere the root is the current directory and state lives in the
+//! per-user state directory (`$XDG_STATE_HOME/git-identedit/dirs/<hash of the root>/`, by
+//! default under `~/.local/state`), never in the user's folder.
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::git;
 
-/// Name of the state folder in a plain (non-git) directory.
+/// The state folder earlier versions kept in a plain (non-git) directory; paths into it stay
+/// refused, so a leftover journal is never edited as a file.
 pub const PLAIN_STATE_DIR: &str = ".identedit";
+
+/// Where the state of a plain directory lives: one folder per root under the per-user state
+/// directory (`$XDG_STATE_HOME`, else `~/.local/state`; the temp directory when neither
+/// exists), named by the sha256 of the root's path.
+pub fn plain_state_dir(root: &Path) -> PathBuf {
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .and_then(absolute)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .and_then(absolute)
+                .map(|h| h.join(".local/state"))
+        })
+        .unwrap_or_else(std::env::temp_dir);
+    let key = crate::plan::Digest::of(root.as_os_str().as_encoded_bytes()).to_hex();
+    base.join("git-identedit").join("dirs").join(&key[..16])
+}
 
 #[derive(Clone, Debug)]
 pub struct Workspace {
@@ -49,7 +68,7 @@ impl Workspace {
             },
             None => Self {
                 root: cwd.clone(),
-                state_dir: cwd.join(PLAIN_STATE_DIR),
+                state_dir: plain_state_dir(&cwd),
                 cwd,
                 repo: None,
             },

@@ -345,3 +345,64 @@ fn real_receipts_become_the_commit_note_and_drift_warns() {
         .expect("fsck");
     assert!(out.status.success() && out.stdout.is_empty());
 }
+
+/// Committing one file attaches only the receipts of that file; the receipt of a file left
+/// uncommitted waits for the commit that contains it, and a hand edit committed later does not
+/// claim a receipt whose bytes it no longer holds.
+#[test]
+fn only_the_receipts_of_committed_files_become_the_note() {
+    let repo = installed();
+    let dir = repo.path();
+    repo.write("b.py", "y = 1\n").commit();
+    let edit = |file: &str, find: &str, replace: &str, task: &str| {
+        let (rc, doc) = repo.json(&[
+            "edit",
+            file,
+            "--find",
+            find,
+            "--replace",
+            replace,
+            "--task",
+            task,
+        ]);
+        assert_eq!(rc, 0, "{doc}");
+        doc["receipt"]["commit"]
+            .as_str()
+            .expect("receipt")
+            .to_owned()
+    };
+    let ra = edit("a.py", "x = 1", "x = 2", "raise x");
+    let rb = edit("b.py", "y = 1", "y = 2", "raise y");
+    git(dir, &["add", "b.py"]);
+    let stderr = commit(dir, "only b");
+    assert_eq!(note(dir), Some(format!("{rb} raise y applied\n")));
+    assert!(
+        stderr.contains("1 receipt(s) attached")
+            && stderr.contains("for b.py")
+            && stderr.contains("1 receipt(s) of files not in this commit"),
+        "{stderr}"
+    );
+    let marks = |dir: &Path| {
+        git(
+            dir,
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                "refs/identedit/attached/",
+            ],
+        )
+    };
+    assert_eq!(marks(dir).trim(), format!("refs/identedit/attached/{rb}"));
+    repo.write("b.py", "y = 3\n");
+    git(dir, &["add", "b.py"]);
+    commit(dir, "b by hand");
+    assert_eq!(note(dir), None);
+    git(dir, &["add", "a.py"]);
+    commit(dir, "now a");
+    assert_eq!(note(dir), Some(format!("{ra} raise x applied\n")));
+    assert_eq!(
+        git(dir, &["rev-parse", "refs/identedit/noted"]).trim(),
+        git(dir, &["rev-parse", "refs/identedit/log"]).trim()
+    );
+    assert_eq!(marks(dir), "");
+}

@@ -15,6 +15,7 @@ mod hook_notes;
 mod hooks;
 mod languages;
 mod ledger;
+mod ledger_text;
 mod output;
 mod precommit_framework;
 mod public_shapes;

@@ -1,0 +1,3 @@
+$name = trim($name);
+
+return 'Hello ' . $name;

@@ -1,0 +1,2 @@
+def process_data(self, items):
+        return [item * self.factor for item in items]

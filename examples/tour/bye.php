@@ -1,0 +1,4 @@
+public function bye(): string
+{
+    return 'bye';
+}

@@ -1,0 +1,6 @@
+def slugify(text):
+    return text.lower()
+
+
+def shout(text):
+    return text.upper()
