@@ -88,3 +88,41 @@ impl FindFlags {
             .map_err(|e| Error::usage(e.message))
     }
 }
+
+/// An engine error in the terms of the flag form (`edit`/`patch FILE --find …`): the one
+/// operation needs no `edits[0]:` prefix, and the next action names flags, not plan fields.
+pub fn in_flag_terms(mut error: crate::error::Error) -> crate::error::Error {
+    for prefix in ["edits[0]: ", "operations[0]: "] {
+        if let Some(rest) = error.message.strip_prefix(prefix) {
+            error.message = rest.to_owned();
+        }
+    }
+    const TERMS: &[(&str, &str)] = &[
+        (
+            "or set `occurrence` (1-based) or `all`",
+            "or pass `--occurrence N` (1-based) or `--all`",
+        ),
+        (
+            "copy the exact current text into `find`",
+            "copy the exact current text into `--find`",
+        ),
+        (
+            "`find` matches more than once",
+            "`--find` matches more than once",
+        ),
+        (
+            "(it is relative to the repository root in a plan), or create the file with `creates`",
+            "(FILE is relative to the current directory); to create a file, `apply` a plan with `creates` or a SEARCH/REPLACE block with an empty SEARCH",
+        ),
+        (
+            "acknowledge with \"allow_signature_change\": true (--allow-signature-change)",
+            "acknowledge with `--allow-signature-change`",
+        ),
+    ];
+    if let Some(hint) = error.hint.as_mut() {
+        for (plan, flags) in TERMS {
+            *hint = hint.replace(plan, flags);
+        }
+    }
+    error
+}

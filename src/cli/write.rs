@@ -30,7 +30,11 @@ pub fn run(
     if let Some(label) = super::bundle_label(flags.task.as_deref(), flags.output_dir.as_deref()) {
         intent.label = label;
     }
-    run_intent(ws, plan, intent, options, flags)
+    let result = run_intent(ws, plan, intent, options, flags);
+    match plan.dialect {
+        "edit_flags" | "patch_flags" => result.map_err(super::flags::in_flag_terms),
+        _ => result,
+    }
 }
 
 /// [`run`] with a prepared intent (undo builds its own).

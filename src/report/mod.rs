@@ -2,6 +2,7 @@
 //! and the concise text a person reads. Pure functions of outcomes and errors; no I/O.
 
 pub mod diff;
+pub mod nearest;
 pub mod read;
 pub mod structure;
 
@@ -221,9 +222,10 @@ pub fn error_json(error: &Error) -> Value {
 /// The human form of a failure.
 pub fn error_text(error: &Error) -> String {
     format!(
-        "error[{}]: {}\nhint: {}\n",
+        "error[{}]: {}\n{}hint: {}\n",
         error.code.as_str(),
         error.message,
+        nearest::lines(&error.details),
         error.effective_hint()
     )
 }

@@ -23,6 +23,7 @@ mod scenarios;
 mod scope;
 mod symbols;
 mod syntax;
+mod text_errors;
 mod undo;
 mod verify;
 
