@@ -4,7 +4,8 @@
 # (log, verify, undo), then the resulting `git status`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-cargo build --release --quiet --manifest-path "$here/Cargo.toml"
+echo "== building git-identedit (release; the first build downloads the dependencies and takes a few minutes)" >&2
+cargo build --release --manifest-path "$here/Cargo.toml"
 export PATH="$here/target/release:$PATH"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

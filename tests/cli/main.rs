@@ -19,6 +19,7 @@ mod ledger_text;
 mod output;
 mod precommit_framework;
 mod public_shapes;
+mod readme;
 mod scenarios;
 mod scope;
 mod symbols;
