@@ -161,6 +161,12 @@ impl Command {
 
 /// Runs a parsed command: recovers interrupted transactions first, then dispatches.
 pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered>) {
+    // Pages and scripts need no workspace (they also answer in a bare repository).
+    match &cli.command {
+        Command::Man(args) => return (help::man(args).map(|(r, _)| r), Vec::new()),
+        Command::Completions(args) => return (Ok(help::completions(args).0), Vec::new()),
+        _ => {}
+    }
     let ws = match Workspace::discover() {
         Ok(ws) => ws,
         Err(e) => return (Err(e), Vec::new()),
