@@ -115,7 +115,8 @@ fn default_man_dir() -> Result<PathBuf> {
 
 /// `completions SHELL`: the completion script on stdout.
 pub fn completions(args: &CompletionsArgs) -> (Report, Vec<Recovered>) {
-    let mut cmd = Cli::command();
+    // The scripts name the binary as it is installed (`git identedit` holds a space).
+    let mut cmd = Cli::command().bin_name("git-identedit");
     let mut out = Vec::new();
     let shell = match args.shell {
         Shell::Bash => clap_complete::Shell::Bash,
@@ -124,6 +125,14 @@ pub fn completions(args: &CompletionsArgs) -> (Report, Vec<Recovered>) {
     };
     clap_complete::generate(shell, &mut cmd, "git-identedit", &mut out);
     let mut script = String::from_utf8_lossy(&out).into_owned();
+    if args.shell == Shell::Bash {
+        // The bash generator names each subcommand's case from its usage name, which keeps the
+        // space of `git identedit`; the dispatch uses the binary's name.
+        script = script.replace(
+            "git__subcmd__identedit__subcmd__",
+            "git__identedit__subcmd__",
+        );
+    }
     script.push_str(git_bridge(args.shell));
     text_report(
         script.clone(),

@@ -21,7 +21,7 @@ pub struct LogArgs {
 
 /// What the input was, in the words of the command line: the flags of `edit`/`patch`, a plan,
 /// blocks, a patch, a diff, a changeset, a request.
-fn input_name(dialect: &str) -> &str {
+pub(crate) fn input_name(dialect: &str) -> &str {
     match dialect {
         "edit_flags" | "patch_flags" => "flags",
         "source_edit_plan" => "plan",

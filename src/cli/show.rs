@@ -27,13 +27,13 @@ pub fn run(ws: &Workspace, args: &ShowArgs) -> Result<Report> {
     }
     let receipt = &stored.receipt;
     let mut text = format!(
-        "receipt {}\nlabel   {}\nstatus  {}\nkind    {}\ntime    {}\ninput   {} sha256 {}\n\n",
+        "receipt {}\nlabel   {}\nstatus  {}\ncommand {}\ntime    {}\ninput   {} sha256 {}\n\n",
         stored.commit,
         receipt.label,
         json!(receipt.status).as_str().unwrap_or("?"),
-        json!(receipt.kind).as_str().unwrap_or("?"),
+        receipt.command,
         receipt.time,
-        receipt.input.dialect,
+        super::log::input_name(&receipt.input.dialect),
         receipt.input.sha256
     );
     text.push_str(&diff);

@@ -203,4 +203,14 @@ fn completion_scripts_for_bash_zsh_and_fish() {
         .output()
         .expect("bash");
     assert_eq!(stdout(&out).trim(), "apply", "{}", stderr(&out));
+    // A subcommand's options: `git identedit apply --dr`.
+    let probe = format!(
+        "source {}; COMP_WORDS=(git identedit apply --dr); COMP_CWORD=3; _git_identedit; echo \"${{COMPREPLY[@]}}\"",
+        script.display()
+    );
+    let out = Command::new("bash")
+        .args(["-c", &probe])
+        .output()
+        .expect("bash");
+    assert_eq!(stdout(&out).trim(), "--dry-run", "{}", stderr(&out));
 }
