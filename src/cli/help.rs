@@ -71,10 +71,9 @@ pub fn man(args: &ManArgs) -> Result<(Report, Vec<Recovered>)> {
         (None, true) => default_man_dir()?,
         (None, false) => {
             let (_, page) = pages().swap_remove(0);
-            return Ok(text_report(
-                String::from_utf8_lossy(&page).into_owned(),
-                json!({"page": "git-identedit.1"}),
-            ));
+            let roff = String::from_utf8_lossy(&page).into_owned();
+            let json = json!({"page": "git-identedit.1", "roff": roff});
+            return Ok(text_report(roff, json));
         }
     };
     let written = write_pages(&dir)?;
