@@ -23,6 +23,18 @@ struct Candidate {
     line: usize,
 }
 
+/// A line anchor as it is now (`precondition_failed`).
+#[derive(Deserialize)]
+struct Anchor {
+    line: usize,
+    hash: String,
+}
+
+#[derive(Deserialize)]
+struct Remap {
+    to: usize,
+}
+
 #[derive(Deserialize)]
 struct Failure {
     message: String,
@@ -77,6 +89,16 @@ pub fn lines(details: &Map<String, Value>) -> String {
                 c.identity, c.kind, c.qualified_name, c.line
             ));
         }
+    }
+    if let Some(now) = field::<Anchor>(details, "actual") {
+        out.push_str(&format!(
+            "  line {} is now {}:{}\n",
+            now.line, now.line, now.hash
+        ));
+    }
+    let remaps: Vec<Remap> = field(details, "remaps").unwrap_or_default();
+    for r in &remaps {
+        out.push_str(&format!("  the anchored line moved to line {}\n", r.to));
     }
     let structures: Vec<String> = field(details, "structures").unwrap_or_default();
     if !structures.is_empty() {

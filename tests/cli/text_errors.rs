@@ -112,3 +112,25 @@ fn a_structure_miss_lists_what_the_file_has_and_ambiguity_the_candidates() {
         "{text}"
     );
 }
+
+#[test]
+fn a_stale_line_anchor_shows_the_line_as_it_is_now_and_where_it_moved() {
+    let repo = Repo::new();
+    repo.write("a.txt", "a\nb\nc\n").commit();
+    let text = error_text(
+        &repo,
+        &["patch", "a.txt", "--at", "2:deadbeef", "--replace", "x"],
+        "",
+    );
+    assert!(text.contains("\n  line 2 is now 2:3e23e816\n"), "{text}");
+    repo.write("a.txt", "z\na\nb\nc\n");
+    let text = error_text(
+        &repo,
+        &["patch", "a.txt", "--at", "2:3e23e816", "--replace", "x"],
+        "",
+    );
+    assert!(
+        text.contains("\n  the anchored line moved to line 3\n"),
+        "{text}"
+    );
+}
