@@ -97,6 +97,7 @@ pub fn in_flag_terms(mut error: crate::error::Error) -> crate::error::Error {
             error.message = rest.to_owned();
         }
     }
+    error.message = error.message.replace("`find` ", "`--find` ");
     const TERMS: &[(&str, &str)] = &[
         (
             "or set `occurrence` (1-based) or `all`",

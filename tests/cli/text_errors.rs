@@ -32,7 +32,7 @@ fn flag_form_errors_name_flags_not_plan_fields() {
     );
     assert_eq!(
         text,
-        "error[anchor_ambiguous]: `find` occurs 2 times in a.txt (lines 1, 3)\n\
+        "error[anchor_ambiguous]: `--find` occurs 2 times in a.txt (lines 1, 3)\n\
          hint: Nothing was changed. `--find` matches more than once; add surrounding lines to \
          make it unique, or pass `--occurrence N` (1-based) or `--all`.\n"
     );
