@@ -117,42 +117,30 @@ pub fn post_commit(repo: &mut gix::Repository) -> Result<Option<Attached>> {
     if log.tip.is_none() || log.receipts.is_empty() {
         return Ok(None);
     }
-    let earlier = attached_earlier(repo, &log.receipts)?;
-    let (mut part, paths) = part_of_head(repo, &log.receipts)?;
-    for (p, e) in part.iter_mut().zip(&earlier) {
-        *p &= !e;
-    }
+    let pick = Selection::of(repo, &log)?;
     let attached: Vec<&Receipt> = log
         .receipts
         .iter()
-        .zip(&part)
+        .zip(&pick.part)
         .filter_map(|(r, p)| p.then_some(r))
         .collect();
     if attached.is_empty() {
         return Ok(None);
     }
-    // `noted` moves over the oldest receipts as long as every one is attached (now or by an
-    // earlier commit); a receipt attached beyond that point is marked under ATTACHED_PREFIX.
-    let done: Vec<bool> = part.iter().zip(&earlier).map(|(p, e)| *p || *e).collect();
-    let settled = done.iter().rev().take_while(|p| **p).count();
-    let new_noted = match settled {
-        0 => log.noted,
-        n => Some(log.receipts[log.receipts.len() - n].id),
-    };
     let head = repo.head_id().map_err(|e| git_error("HEAD", e))?.detach();
     let lines: Vec<String> = attached.iter().rev().map(|r| line(r)).collect();
     ensure_identity(repo)?;
-    if new_noted != log.noted {
-        claim(repo, log.noted, new_noted)?;
+    if pick.noted != log.noted {
+        claim(repo, log.noted, pick.noted)?;
     }
-    let marks = mark_attached(repo, &log.receipts, &part, &earlier, settled);
+    let marks = mark_attached(repo, &log.receipts, &pick);
     let note = match marks.and_then(|()| write_note(repo, head, &lines)) {
         Ok(note) => note,
         Err(e) => {
-            if new_noted != log.noted {
+            if pick.noted != log.noted {
                 let _ = move_noted(
                     repo,
-                    new_noted,
+                    pick.noted,
                     log.noted,
                     "identedit: note failed, receipts released",
                 );
@@ -164,10 +152,49 @@ pub fn post_commit(repo: &mut gix::Repository) -> Result<Option<Attached>> {
         commit: head.to_string(),
         notes_ref: NOTES_REF,
         receipts: attached.iter().rev().map(|r| r.id.to_string()).collect(),
-        paths,
-        pending: log.receipts.len() - attached.len(),
+        paths: pick.paths,
+        pending: pick.waiting,
         note,
     }))
+}
+
+/// Which unnoted receipts (newest first) HEAD takes, and where `noted` moves.
+struct Selection {
+    /// Part of HEAD and not attached before.
+    part: Vec<bool>,
+    /// Attached to an earlier commit while an older receipt still waited.
+    earlier: Vec<bool>,
+    /// How many of the oldest receipts are settled (attached now or before).
+    settled: usize,
+    /// Where `refs/identedit/noted` moves: the newest settled receipt of that run.
+    noted: Option<ObjectId>,
+    paths: Vec<String>,
+    /// Receipts neither attached now nor before.
+    waiting: usize,
+}
+
+impl Selection {
+    fn of(repo: &gix::Repository, log: &published::Unnoted) -> Result<Self> {
+        let earlier = attached_earlier(repo, &log.receipts)?;
+        let (mut part, paths) = part_of_head(repo, &log.receipts)?;
+        for (p, e) in part.iter_mut().zip(&earlier) {
+            *p &= !e;
+        }
+        let done: Vec<bool> = part.iter().zip(&earlier).map(|(p, e)| *p || *e).collect();
+        let settled = done.iter().rev().take_while(|d| **d).count();
+        let noted = match settled {
+            0 => log.noted,
+            n => Some(log.receipts[log.receipts.len() - n].id),
+        };
+        Ok(Self {
+            waiting: done.iter().filter(|d| !**d).count(),
+            part,
+            earlier,
+            settled,
+            noted,
+            paths,
+        })
+    }
 }
 
 /// Receipts attached to an earlier commit while an older one still waited.
@@ -185,19 +212,12 @@ fn attached_earlier(repo: &gix::Repository, receipts: &[Receipt]) -> Result<Vec<
         .collect()
 }
 
-/// Marks the receipts attached now that `noted` does not pass, and drops the marks it passes
-/// (`settled` oldest receipts).
-fn mark_attached(
-    repo: &gix::Repository,
-    receipts: &[Receipt],
-    part: &[bool],
-    earlier: &[bool],
-    settled: usize,
-) -> Result<()> {
-    let passed = receipts.len() - settled;
+/// Marks the receipts attached now that `noted` does not pass, and drops the marks it passes.
+fn mark_attached(repo: &gix::Repository, receipts: &[Receipt], pick: &Selection) -> Result<()> {
+    let passed = receipts.len() - pick.settled;
     for (i, r) in receipts.iter().enumerate() {
         let name = format!("{ATTACHED_PREFIX}{}", r.id);
-        let change = match (i >= passed, part[i], earlier[i]) {
+        let change = match (i >= passed, pick.part[i], pick.earlier[i]) {
             (true, _, true) => Some(ref_change(None, PreviousValue::Any)),
             (false, true, false) => Some(ref_change(Some(r.id), PreviousValue::MustNotExist)),
             _ => None,
