@@ -110,7 +110,7 @@ fn with_endings(text: &str, crlf: bool) -> String {
 fn apply_in_temp(original: &str, input: &str, dialect: Dialect) -> Result<String, String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     std::fs::write(dir.path().join("f.txt"), original).map_err(|e| e.to_string())?;
-    let ws = Workspace::at(std::fs::canonicalize(dir.path()).map_err(|e| e.to_string())?);
+    let ws = Workspace::scratch(std::fs::canonicalize(dir.path()).map_err(|e| e.to_string())?);
     let plan = compile(input.as_bytes(), Some(dialect)).map_err(|e| e.message)?;
     execute(&ws, &plan, Options::default()).map_err(|e| e.message)?;
     std::fs::read_to_string(dir.path().join("f.txt")).map_err(|e| e.to_string())

@@ -75,6 +75,17 @@ impl Workspace {
         }
     }
 
+    /// [`Workspace::at`] for unit tests in a temp directory: the state stays inside it (in
+    /// the old `.identedit/` folder, which the tool never edits), not in the user's state dir.
+    #[cfg(test)]
+    pub fn scratch(cwd: PathBuf) -> Self {
+        let mut ws = Self::at(cwd);
+        if ws.repo.is_none() {
+            ws.state_dir = ws.root.join(PLAIN_STATE_DIR);
+        }
+        ws
+    }
+
     /// The current directory relative to the root (`""` at the root), `/`-separated.
     pub fn cwd_prefix(&self) -> Option<String> {
         let rel = self.cwd.strip_prefix(&self.root).ok()?;

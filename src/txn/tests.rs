@@ -118,7 +118,7 @@ proptest! {
             std::fs::write(dir.path().join(format!("f{i}.txt")), text).map_err(|e| TestCaseError::fail(e.to_string()))?;
         }
         let before = tree(dir.path());
-        let ws = Workspace::at(std::fs::canonicalize(dir.path()).map_err(|e| TestCaseError::fail(e.to_string()))?);
+        let ws = Workspace::scratch(std::fs::canonicalize(dir.path()).map_err(|e| TestCaseError::fail(e.to_string()))?);
         let result = execute(&ws, &plan(&case), Options::default());
         match model(&case) {
             None => {

@@ -91,7 +91,10 @@ impl Repo {
         cmd.current_dir(self.path())
             .env_remove("IDENTEDIT_FAILPOINT")
             .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE");
+            .env_remove("GIT_WORK_TREE")
+            // Outside a repository the state goes to the per-user state directory: keep it in
+            // the temp dir (`.identedit/`, which `tree` skips), not in the real home.
+            .env("XDG_STATE_HOME", self.path().join(".identedit"));
         cmd
     }
 

@@ -223,7 +223,7 @@ fn config_ops_of_one_plan_apply_together_unless_they_overlap() {
         ops,
         ..Plan::default()
     };
-    let ws = Workspace::at(root.clone());
+    let ws = Workspace::scratch(root.clone());
     let overlapping = plan(vec![
         op(0, "a.y", set("[3]")),
         op(1, "a.y", Action::Append("4".into())),
