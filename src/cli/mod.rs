@@ -10,6 +10,7 @@ pub mod info;
 pub mod log;
 pub mod output;
 pub mod patch;
+pub mod patch_check;
 pub mod pipeline;
 pub mod read;
 pub mod show;

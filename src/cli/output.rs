@@ -21,6 +21,20 @@ pub fn resolve_format(cli: &Cli) -> Format {
     }
 }
 
+/// The format a failure is printed in: a `--diff` run prints its diff as text, but its
+/// refusal is the JSON error document on stdout (what a caller branches on), unless a format
+/// was asked for or a person reads the terminal.
+pub fn failure_format(cli: &Cli, format: Format) -> Format {
+    let diff_run = !matches!(
+        cli.command,
+        crate::cli::Command::Read(_) | crate::cli::Command::Hook(_)
+    );
+    if format == Format::Text && cli.format.is_none() && diff_run && cli.command.prefers_text() {
+        return default_format();
+    }
+    format
+}
+
 fn default_format() -> Format {
     if std::io::stdout().is_terminal() {
         Format::Text

@@ -63,9 +63,9 @@ pub struct PatchArgs {
     /// A regex replaced inside the target structure only.
     #[arg(long, value_name = "PATTERN", requires = "scoped_replacement")]
     pub scoped_regex: Option<String>,
-    /// Replacement of `--scoped-regex` (`$1` refers to groups).
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    pub scoped_replacement: Option<String>,
+    /// Replacement of `--scoped-regex` (`$1` refers to groups; or --text-file / --stdin-text).
+    #[arg(long, num_args = 0..=1, value_name = "TEXT", allow_negative_numbers = true)]
+    pub scoped_replacement: Option<Option<String>>,
     /// Read the payload from this file (verbatim bytes).
     #[arg(long, value_name = "FILE", conflicts_with = "stdin_text")]
     pub text_file: Option<String>,
@@ -106,6 +106,7 @@ pub struct PatchArgs {
 }
 
 pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)> {
+    super::patch_check::check(args)?;
     if let Some(diff) = &args.from_diff {
         let file = args
             .file
@@ -132,7 +133,19 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
         dry_run,
         ..args.write.options()
     };
-    super::write::run(ws, "patch", &plan, input, options, &args.write)
+    super::write::run(ws, "patch", &plan, input, options, &args.write).map_err(stale_line_type)
+}
+
+/// A stale line anchor in `patch` is an `invalid_request` carrying `line_check` (as identedit
+/// reports it); `edit` and `apply` keep `precondition_failed`.
+fn stale_line_type(error: Error) -> Error {
+    if error.code == crate::error::Code::PreconditionFailed
+        && error.details.contains_key("line_check")
+    {
+        error.typed("invalid_request")
+    } else {
+        error
+    }
 }
 
 fn usage(message: impl Into<String>) -> Error {
@@ -193,10 +206,10 @@ fn operation(ws: &Workspace, args: &PatchArgs) -> Result<NodeOp> {
     if let Some(v) = &args.insert {
         ops.push(NodeOp::Insert(payload(ws, args, v, "--insert")?));
     }
-    if let (Some(pattern), Some(replacement)) = (&args.scoped_regex, &args.scoped_replacement) {
+    if let (Some(pattern), Some(v)) = (&args.scoped_regex, &args.scoped_replacement) {
         ops.push(NodeOp::ScopedRegex {
             pattern: pattern.clone(),
-            replacement: replacement.clone(),
+            replacement: payload(ws, args, v, "--scoped-replacement")?,
         });
     }
     match ops.len() {

@@ -127,7 +127,40 @@ fn target(wire: TargetWire) -> Result<(Target, Option<Digest>)> {
     Ok((target, file_hash))
 }
 
+/// The fields each operation takes besides `type`; any other field contradicts the operation.
+fn op_fields(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "replace" | "set_line" | "replace_lines" | "replace_range" | "insert" => &["new_text"],
+        "insert_before" | "insert_after" | "insert_after_line" | "line_insert_after" => {
+            &["new_text", "text"]
+        }
+        "scoped_regex" => &["pattern", "replacement"],
+        _ => &[],
+    }
+}
+
+fn check_fields(wire: &OpWire) -> Result<()> {
+    let given = [
+        ("new_text", wire.new_text.is_some()),
+        ("text", wire.text.is_some()),
+        ("pattern", wire.pattern.is_some()),
+        ("replacement", wire.replacement.is_some()),
+    ];
+    let allowed = op_fields(&wire.kind);
+    if let Some((field, _)) = given.iter().find(|(f, on)| *on && !allowed.contains(f)) {
+        return Err(malformed(format!(
+            "operation `{}` takes no `{field}`: drop it, or choose the operation that uses it",
+            wire.kind
+        )));
+    }
+    if wire.new_text.is_some() && wire.text.is_some() {
+        return Err(malformed("give `new_text` or `text`, not both"));
+    }
+    Ok(())
+}
+
 fn operation(wire: OpWire) -> Result<NodeOp> {
+    check_fields(&wire)?;
     let text = |wire_text: Option<String>| required(wire_text, "op.new_text");
     Ok(match wire.kind.as_str() {
         "replace" | "set_line" | "replace_lines" | "replace_range" => {
@@ -164,8 +197,11 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
     } else {
         let wire = |e: serde_json::Error| malformed(format!("the patch request is invalid: {e}"));
         let (target, expected) = target(serde_json::from_value(request.target).map_err(wire)?)?;
-        let op = operation(serde_json::from_value(request.op).map_err(wire)?)?;
+        let op_wire: OpWire = serde_json::from_value(request.op).map_err(wire)?;
+        let op_name = op_wire.kind.clone();
+        let op = operation(op_wire)?;
         op.check(&target).map_err(malformed)?;
+        crate::plan::check_line_op(&op_name, &target).map_err(malformed)?;
         OpKind::Targeted {
             target,
             op,
