@@ -110,6 +110,11 @@ pub fn resolve(
         term(first)
     };
     let join = |payload: &str| payload_lines(payload).join(own);
+    // An empty replacement leaves no line behind: the lines are deleted.
+    let op = match op {
+        NodeOp::Replace(payload) if payload.is_empty() => &NodeOp::Delete,
+        other => other,
+    };
     let (range, new) = match op {
         NodeOp::Replace(payload) => (
             lines[first].start..lines[last].end,
