@@ -136,7 +136,7 @@ pub const CODES: &[CodeInfo] = &[
         "path_refused",
         "replan",
         EXIT_REFUSED,
-        "absolute or `..` path, a path into .git/, a symlink, or a path leaving the repository",
+        "an absolute path, a path into .git/, a symlink, or a path leaving the repository (`..` inside it is resolved)",
     ),
     info(
         Code::FileUnsupported,
@@ -330,7 +330,47 @@ pub const CODES: &[CodeInfo] = &[
     ),
 ];
 
+/// The error types of identedit's contract (`error.type`), which agents branch on; our finer
+/// codes stay in `error.code`.
+pub const ERROR_TYPES: &[&str] = &[
+    "invalid_request",
+    "precondition_failed",
+    "target_missing",
+    "ambiguous_target",
+    "parse_failure",
+    "no_provider",
+    "io_error",
+    "invalid_selector",
+    "resource_busy",
+    "path_changed",
+    "serialization_error",
+    "rollback_failed",
+    "internal_error",
+];
+
 impl Code {
+    /// The identedit error type this code reports as `error.type` (unless the failure names a
+    /// more precise one, see [`Error::typed`]).
+    pub fn error_type(self) -> &'static str {
+        use Code::*;
+        match self {
+            Usage | PlanMalformed | PlanUnsupported | PathRefused | EditsOverlap | TargetExists
+            | InvalidRequest | ChangesetTampered | NeedsChangeset | ConfigUnsupported
+            | ApiChangeRefused | NotARepository | BareRepository | NothingToUndo | HookRefused
+            | HookConflict => "invalid_request",
+            EvidenceChanged | PreconditionFailed | Drifted | IndexMismatch => "precondition_failed",
+            TargetMissing | AnchorMissing | ReceiptNotFound => "target_missing",
+            AmbiguousTarget | AnchorAmbiguous => "ambiguous_target",
+            ParseFailure => "parse_failure",
+            NoProvider => "no_provider",
+            InputNotFound | IoError | FileUnsupported | ApplyFailed | ReceiptNotRecorded => {
+                "io_error"
+            }
+            ResourceBusy => "resource_busy",
+            Internal => "internal_error",
+        }
+    }
+
     /// The documented facts of this code.
     pub fn info(self) -> &'static CodeInfo {
         CODES
@@ -361,6 +401,9 @@ pub struct Error {
     pub hint: Option<String>,
     /// Boxed so that `Result<T, Error>` stays small on the success path.
     pub details: Box<Map<String, Value>>,
+    /// The `error.type` when it is more precise than the code's (a bad glob is
+    /// `invalid_selector`, a stale line anchor in `patch` is `invalid_request`).
+    pub error_type: Option<&'static str>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -372,7 +415,20 @@ impl Error {
             message: message.into(),
             hint: None,
             details: Box::default(),
+            error_type: None,
         }
+    }
+
+    /// Reports this failure as the identedit error type `error_type` (one of [`ERROR_TYPES`]).
+    #[must_use]
+    pub fn typed(mut self, error_type: &'static str) -> Self {
+        self.error_type = Some(error_type);
+        self
+    }
+
+    /// The `error.type` of this failure.
+    pub fn type_name(&self) -> &'static str {
+        self.error_type.unwrap_or_else(|| self.code.error_type())
     }
 
     /// Adds a hint for a human or an agent (what to do next, in words).

@@ -110,7 +110,7 @@ fn exit_codes() -> Value {
 fn error_codes() -> Value {
     CODES
         .iter()
-        .map(|c| json!({"code": c.name, "next_action": c.next_action, "exit": c.exit, "meaning": c.meaning}))
+        .map(|c| json!({"code": c.name, "type": c.code.error_type(), "next_action": c.next_action, "exit": c.exit, "meaning": c.meaning}))
         .collect()
 }
 
@@ -143,8 +143,24 @@ pub fn capabilities() -> Value {
         "output_formats": ["json", "text"],
         "failpoints": failpoint::STEPS.iter().map(|(name, what)| json!({"step": name, "state": what})).collect::<Vec<_>>(),
         "error_codes": error_codes(),
+        "error_types": error_types(),
         "exit_codes": exit_codes(),
     })
+}
+
+/// Each identedit error type with the codes reported under it (`error.type` / `error.code`).
+fn error_types() -> Value {
+    crate::error::ERROR_TYPES
+        .iter()
+        .map(|t| {
+            let codes: Vec<&str> = CODES
+                .iter()
+                .filter(|c| c.code.error_type() == *t)
+                .map(|c| c.name)
+                .collect();
+            json!({"type": t, "codes": codes})
+        })
+        .collect()
 }
 
 /// `git identedit instructions`: a short operating procedure for a coding agent.

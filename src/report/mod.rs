@@ -112,6 +112,39 @@ fn file_text(change: &FileChange, dry_run: bool) -> String {
     format!("{verb} {}{what}  {digests}\n", change.path.rel)
 }
 
+/// The fields identedit's readers check: `changed` (something was written), `transaction`
+/// (`committed` or `dry_run`), `summary.files_modified` / `operations_applied`, and
+/// `regex_replacements` when a scoped regex ran.
+fn seed_fields(json: &mut Map<String, Value>, outcome: &Outcome, files: usize, ops: usize) {
+    json.insert("changed".into(), (!outcome.dry_run && files > 0).into());
+    let status = if outcome.dry_run {
+        "dry_run"
+    } else {
+        "committed"
+    };
+    json.insert(
+        "transaction".into(),
+        json!({"mode": "all_or_nothing", "status": status}),
+    );
+    if let Some(Value::Object(summary)) = json.get_mut("summary") {
+        summary.insert("files_modified".into(), files.into());
+        summary.insert("operations_applied".into(), ops.into());
+        summary.insert("operations_failed".into(), 0.into());
+    }
+    let regex: Vec<usize> = outcome
+        .files
+        .iter()
+        .flat_map(|c| &c.edits)
+        .filter_map(|e| e.regex_replacements)
+        .collect();
+    if !regex.is_empty() {
+        json.insert(
+            "regex_replacements".into(),
+            regex.iter().sum::<usize>().into(),
+        );
+    }
+}
+
 /// The report of an applied (or dry-run) plan.
 pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
     let (changed, unchanged): (Vec<&FileChange>, Vec<&FileChange>) = outcome
@@ -148,6 +181,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
             "files_changed": changed.len(), "operations": edits, "replacements": replacements,
         }),
     );
+    seed_fields(&mut json, outcome, changed.len(), edits);
     json.insert(
         "structure_changes".into(),
         structure::structure_changes(&outcome.files),
@@ -196,8 +230,9 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
 pub fn error_json(error: &Error) -> Value {
     let mut doc = json!({
         "code": error.code.as_str(),
-        "type": error.code.as_str(),
+        "type": error.type_name(),
         "message": error.message,
+        "suggestion": error.effective_hint(),
         "next_action": error.code.next_action(),
         "hint": error.effective_hint(),
         "details": error.details,
