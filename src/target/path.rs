@@ -1,7 +1,8 @@
 //! Turning a path the caller wrote into a checked path inside the workspace.
 //!
-//! Refused with `path_refused`: empty, absolute and `..` paths, anything under `.git/` (or the
-//! plain-directory state folder), paths outside the root, and parents that are symlinks leaving
+//! `..` is resolved lexically (as git does). Refused with `path_refused`: empty and absolute
+//! paths, anything under `.git/` (or the plain-directory state folder), paths that leave the
+//! root, and parents that are symlinks leaving
 //! the root. The final component is checked when the file is read or created.
 
 use std::collections::HashSet;
@@ -77,12 +78,15 @@ pub fn resolve_with(
     for part in raw.split('/') {
         match part {
             "" | "." => {}
+            // Resolved lexically, as git resolves `..` in a path: only leaving the root is refused.
             ".." => {
-                return Err(refused(
-                    spec,
-                    "parent_segment",
-                    "`..` segments are not allowed",
-                ));
+                if parts.pop().is_none() {
+                    return Err(refused(
+                        spec,
+                        "outside_root",
+                        "`..` leads out of the repository",
+                    ));
+                }
             }
             part => parts.push(part),
         }
@@ -212,9 +216,15 @@ mod tests {
             check("/etc/passwd", PathBase::Root),
             Err("\"absolute\"".into())
         );
+        assert_eq!(check("a/../b", PathBase::Root), Ok("b".into()));
+        assert_eq!(check("../c.txt", PathBase::Cwd), Ok("c.txt".into()));
         assert_eq!(
-            check("a/../b", PathBase::Root),
-            Err("\"parent_segment\"".into())
+            check("../b", PathBase::Root),
+            Err("\"outside_root\"".into())
+        );
+        assert_eq!(
+            check("../../c.txt", PathBase::Cwd),
+            Err("\"outside_root\"".into())
         );
         assert_eq!(
             check(".git/config", PathBase::Root),
