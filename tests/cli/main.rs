@@ -12,6 +12,7 @@ mod dialects;
 mod edit;
 mod hook_notes;
 mod hooks;
+mod identedit;
 mod languages;
 mod ledger;
 mod output;

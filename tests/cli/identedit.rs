@@ -1,0 +1,131 @@
+//! identedit conformance: requests shaped as identedit's skill document teaches them (flag
+//! form, `patch --json`, `edit --json`), one folder each under `fixtures/identedit/`:
+//! `input/` (the tree before), `cmd.json` (`{"args", "stdin"?: FILE, "cwd"?: DIR}`),
+//! `outcome.json` (`{"exit"?, "type"?, "code"?, "expect"?: {JSON pointer: value}}`) and
+//! `expected/` (the tree after; absent: the tree must equal `input/`, byte for byte). A
+//! refusal must name the seed's `error.type` and write nothing.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{Repo, parse_one_document, run_with_stdin};
+use crate::scenarios::files;
+
+fn check_document(name: &str, rc: i32, doc: &Value, outcome: &Value) {
+    match outcome["exit"].as_i64() {
+        Some(exit) => assert_eq!(i64::from(rc), exit, "{name}: exit: {doc}"),
+        None => assert_ne!(rc, 0, "{name}: must fail: {doc}"),
+    }
+    if let Some(ty) = outcome["type"].as_str() {
+        assert_eq!(doc["error"]["type"], ty, "{name}: error.type: {doc}");
+        assert!(doc["error"]["suggestion"].is_string(), "{name}: suggestion");
+    }
+    if let Some(code) = outcome["code"].as_str() {
+        assert_eq!(doc["error"]["code"], code, "{name}: error.code: {doc}");
+    }
+    if let Some(Value::Object(expect)) = outcome.get("expect") {
+        for (pointer, value) in expect {
+            assert_eq!(
+                doc.pointer(pointer),
+                Some(value),
+                "{name}: {pointer}: {doc}"
+            );
+        }
+    }
+}
+
+fn run_case(dir: &Path) {
+    let name = dir.display().to_string();
+    let read_json = |file: &str| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.join(file)).expect(file)).expect(file)
+    };
+    let (cmd, outcome) = (read_json("cmd.json"), read_json("outcome.json"));
+    let repo = Repo::new();
+    let input = files(&dir.join("input"));
+    for (rel, bytes) in &input {
+        repo.write(rel, bytes);
+    }
+    repo.commit();
+    let args: Vec<&str> = cmd["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let stdin = cmd["stdin"]
+        .as_str()
+        .map(|f| std::fs::read_to_string(dir.join(f)).expect("stdin file"))
+        .unwrap_or_default();
+    let mut command = repo.cmd();
+    command.args(&args);
+    if let Some(cwd) = cmd["cwd"].as_str() {
+        command.current_dir(repo.path().join(cwd));
+    }
+    let out = run_with_stdin(&mut command, &stdin);
+    let doc = parse_one_document(&out);
+    check_document(&name, out.status.code().unwrap_or(-1), &doc, &outcome);
+    let expected_dir = dir.join("expected");
+    let expected = if expected_dir.exists() {
+        files(&expected_dir)
+    } else {
+        input
+    };
+    let tree: std::collections::BTreeMap<String, Vec<u8>> = repo
+        .tree()
+        .into_iter()
+        .filter(|(k, _)| !k.ends_with('/'))
+        .collect();
+    assert_eq!(tree, expected, "{name}: tree after the command");
+}
+
+#[test]
+fn every_identedit_conformance_case_holds() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/identedit");
+    let mut cases: Vec<_> = std::fs::read_dir(&root)
+        .expect("fixtures/identedit")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    cases.sort();
+    let failed: Vec<String> = cases
+        .iter()
+        .filter(|case| std::panic::catch_unwind(|| run_case(case)).is_err())
+        .map(|case| case.display().to_string())
+        .collect();
+    assert!(failed.is_empty(), "failing cases: {failed:#?}");
+    assert!(cases.len() >= 30, "found {} cases", cases.len());
+}
+
+/// Every error type of the seed's recovery table is one `capabilities` maps codes to.
+#[test]
+fn capabilities_map_every_code_to_a_seed_error_type() {
+    let repo = Repo::new();
+    let (rc, doc) = repo.json(&["capabilities"]);
+    assert_eq!(rc, 0);
+    let types: Vec<&str> = doc["error_types"]
+        .as_array()
+        .expect("error_types")
+        .iter()
+        .filter_map(|t| t["type"].as_str())
+        .collect();
+    for ty in [
+        "invalid_request",
+        "precondition_failed",
+        "target_missing",
+        "ambiguous_target",
+        "parse_failure",
+        "no_provider",
+        "io_error",
+        "invalid_selector",
+        "resource_busy",
+        "path_changed",
+        "serialization_error",
+    ] {
+        assert!(types.contains(&ty), "{ty} missing from capabilities");
+    }
+    for code in doc["error_codes"].as_array().expect("error_codes") {
+        let ty = code["type"].as_str().expect("type of a code");
+        assert!(types.contains(&ty), "{code}");
+    }
+}
