@@ -129,3 +129,70 @@ fn capabilities_map_every_code_to_a_seed_error_type() {
         assert!(types.contains(&ty), "{code}");
     }
 }
+
+/// Every contradictory or incomplete combination of target, operation, payload and output
+/// flags is `invalid_request`, and nothing is written.
+#[test]
+fn contradictory_patch_flags_are_refused_before_anything_is_written() {
+    let repo = Repo::new();
+    repo.write("a.py", "def f(x):\n    return x\n")
+        .write("body.txt", "def f(x):\n    return 1\n")
+        .commit();
+    let before = repo.tree();
+    let f = ["patch", "a.py", "--symbol", "f"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        f.iter().copied().chain(extra.iter().copied()).collect()
+    };
+    let table: Vec<Vec<&str>> = vec![
+        with(&["--delete", "--text-file", "body.txt"]),
+        with(&["--delete", "--stdin-text"]),
+        with(&["--replace", "x", "--text-file", "body.txt"]),
+        with(&["--replace", "x", "--stdin-text"]),
+        with(&["--replace", "x", "--diff"]),
+        with(&["--replace", "x", "--delete"]),
+        with(&["--replace", "x", "--insert-after", "y"]),
+        with(&[]),
+        with(&["--insert-after", "x", "--end-anchor", "1:00000000"]),
+        with(&["--replace", "x", "--at", "file-end"]),
+        with(&["--replace", "x", "--kind", "function_definition"]),
+        with(&["--scoped-replacement", "y", "--delete"]),
+        with(&["--delete", "--set-value", "1"]),
+        with(&["--delete", "--create-missing"]),
+        with(&["--delete", "--occurrence", "2"]),
+        with(&["--delete", "--all"]),
+        with(&["--delete", "--config-path", "a"]),
+        with(&["--insert", "x"]),
+        vec!["patch", "a.py", "--kind", "function_definition", "--delete"],
+        vec!["patch", "a.py", "--name", "f", "--delete"],
+        vec!["patch", "a.py", "--delete"],
+        vec!["patch", "a.py", "--find", "x", "--delete"],
+        vec!["patch", "a.py", "--find", "x", "--insert-after", "y"],
+        vec!["patch", "a.py", "--config-path", "a", "--replace", "1"],
+        vec!["patch", "a.py", "--config-path", "a"],
+        vec![
+            "patch",
+            "a.py",
+            "--at",
+            "1:00000000",
+            "--end-anchor",
+            "2:00000000",
+            "--insert-after",
+            "x",
+        ],
+        vec!["patch", "--json", "--stdin-text"],
+        vec!["patch", "--json", "--text-file", "body.txt"],
+        vec!["patch", "--json", "--dry-run", "--diff"],
+        vec!["patch", "--json", "a.py"],
+        vec!["patch", "--json", "--symbol", "f"],
+        vec!["patch", "--from-diff", "body.txt", "a.py", "--delete"],
+        vec!["patch", "--from-diff", "body.txt", "a.py", "--dry-run"],
+        vec!["patch", "--from-diff", "body.txt", "a.py", "--json"],
+    ];
+    let request = r#"{"command":"patch","file":"a.py","target":{"type":"symbol","name":"f"},"op":{"type":"delete"}}"#;
+    for args in &table {
+        let (rc, doc) = repo.json_stdin(args, request);
+        assert_ne!(rc, 0, "{args:?}: {doc}");
+        assert_eq!(doc["error"]["type"], "invalid_request", "{args:?}: {doc}");
+        assert_eq!(repo.tree(), before, "{args:?} wrote");
+    }
+}
