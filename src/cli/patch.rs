@@ -114,12 +114,14 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
             .ok_or_else(|| usage("--from-diff needs the FILE to search"))?;
         return Ok((super::handoff::run(ws, diff, file)?, Vec::new()));
     }
+    let mut flags = args.write.clone();
     let (mut plan, dry_run, input) = if args.json {
         let mut input = Vec::new();
         std::io::stdin()
             .read_to_end(&mut input)
             .map_err(|e| Error::io("reading stdin", &e))?;
         let request = patch_request::parse(&input)?;
+        flags.no_diff |= request.no_diff;
         (request.plan, args.write.dry_run || request.dry_run, input)
     } else {
         (
@@ -133,7 +135,7 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
         dry_run,
         ..args.write.options()
     };
-    super::write::run(ws, "patch", &plan, input, options, &args.write).map_err(stale_line_type)
+    super::write::run(ws, "patch", &plan, input, options, &flags).map_err(stale_line_type)
 }
 
 /// A stale line anchor in `patch` is an `invalid_request` carrying `line_check` (as identedit

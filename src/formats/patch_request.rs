@@ -5,7 +5,7 @@
 //!  "target": {"type": "node", "identity": "…16 hex…", "kind": "function_definition",
 //!             "expected_old_hash": "…16 hex…", "span_hint": {"start": 10, "end": 80}},
 //!  "op": {"type": "replace", "new_text": "…"},
-//!  "options": {"auto_repair": false, "dry_run": false, "verbose": false}}
+//!  "options": {"auto_repair": false, "dry_run": false, "verbose": false, "no_diff": false}}
 //! ```
 //! Targets: `node` (the default when `type` is omitted), `symbol {name}`,
 //! `selector {kind, name?, exclude_kinds?}`, `line {anchor, end_anchor?}`,
@@ -41,6 +41,8 @@ struct OptionsWire {
     dry_run: bool,
     #[serde(default)]
     verbose: bool,
+    #[serde(default)]
+    no_diff: bool,
 }
 
 #[derive(Deserialize)]
@@ -80,6 +82,8 @@ struct OpWire {
 pub struct PatchRequest {
     pub plan: Plan,
     pub dry_run: bool,
+    /// `options.no_diff`: leave the committed write's `diff` view out.
+    pub no_diff: bool,
 }
 
 fn malformed(message: impl Into<String>) -> Error {
@@ -214,5 +218,6 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
     Ok(PatchRequest {
         plan,
         dry_run: request.options.dry_run,
+        no_diff: request.options.no_diff,
     })
 }

@@ -226,6 +226,29 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
     }
 }
 
+/// identedit's view of a committed write: `diff: {text, file_moves}`, the unified diff of what
+/// was actually written and the files moved (`{from, to}`).
+pub fn commit_diff(report: &mut Report, outcome: &Outcome) {
+    let changed = outcome
+        .files
+        .iter()
+        .filter(|c| c.action != Action::Unchanged);
+    let text: String = changed.map(diff::file_diff).collect();
+    let moves: Vec<Value> = outcome
+        .files
+        .iter()
+        .filter_map(|c| match &c.moved {
+            Some(crate::txn::change::Moved::From(from)) => {
+                Some(json!({"from": from, "to": c.path.rel}))
+            }
+            _ => None,
+        })
+        .collect();
+    report
+        .json
+        .insert("diff".into(), json!({"text": text, "file_moves": moves}));
+}
+
 /// The `error` object of a failure document.
 pub fn error_json(error: &Error) -> Value {
     let mut doc = json!({
