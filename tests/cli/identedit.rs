@@ -1,7 +1,8 @@
 //! identedit conformance: requests shaped as identedit's skill document teaches them (flag
 //! form, `patch --json`, `edit --json`), one folder each under `fixtures/identedit/`:
 //! `input/` (the tree before), `cmd.json` (`{"args", "stdin"?: FILE, "cwd"?: DIR}`),
-//! `outcome.json` (`{"exit"?, "type"?, "code"?, "expect"?: {JSON pointer: value}}`) and
+//! `outcome.json` (`{"exit"?, "type"?, "code"?, "expect"?: {JSON pointer: value}, "absent"?:
+//! [JSON pointer]}`) and
 //! `expected/` (the tree after; absent: the tree must equal `input/`, byte for byte). A
 //! refusal must name the seed's `error.type` and write nothing.
 
@@ -23,6 +24,13 @@ fn check_document(name: &str, rc: i32, doc: &Value, outcome: &Value) {
     }
     if let Some(code) = outcome["code"].as_str() {
         assert_eq!(doc["error"]["code"], code, "{name}: error.code: {doc}");
+    }
+    for pointer in outcome["absent"].as_array().into_iter().flatten() {
+        let pointer = pointer.as_str().unwrap_or_default();
+        assert!(
+            doc.pointer(pointer).is_none(),
+            "{name}: {pointer} present: {doc}"
+        );
     }
     if let Some(Value::Object(expect)) = outcome.get("expect") {
         for (pointer, value) in expect {
@@ -195,4 +203,32 @@ fn contradictory_patch_flags_are_refused_before_anything_is_written() {
         assert_eq!(doc["error"]["type"], "invalid_request", "{args:?}: {doc}");
         assert_eq!(repo.tree(), before, "{args:?} wrote");
     }
+}
+
+/// The seed's failed-diff handoff: a unique candidate's `target` and `op` go into
+/// `patch --json` as they are, and the block lands where the diff meant it.
+#[test]
+fn a_failed_diff_candidate_promotes_into_patch_json() {
+    let repo = Repo::new();
+    repo.write(
+        "e.py",
+        "def f(a):\n    return a\n\n\ndef g(a):\n    return a\n",
+    )
+    .write(
+        "failed.diff",
+        "--- a/e.py\n+++ b/e.py\n@@ -5,2 +5,2 @@\n def g(a):\n-    return a\n+    return a * 2\n",
+    )
+    .commit();
+    let (rc, handoff) = repo.json(&["patch", "--from-diff", "failed.diff", "e.py"]);
+    assert_eq!(rc, 0, "{handoff}");
+    let candidate = &handoff["changes"][0]["candidates"][0];
+    assert_eq!(handoff["changes"][0]["status"], "unique");
+    let request = serde_json::json!({"command": "patch", "file": handoff["file"],
+        "target": candidate["target"], "op": candidate["op"]});
+    let (rc, doc) = repo.json_stdin(&["patch", "--json"], &request.to_string());
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        repo.text("e.py"),
+        "def f(a):\n    return a\n\n\ndef g(a):\n    return a * 2\n"
+    );
 }
