@@ -147,6 +147,9 @@ fn glob_class(chars: &[char], open: usize) -> Option<(String, usize)> {
 /// How `symbol` names `item` (its `matched_by`), if it does: the whole qualified name, its
 /// tail (`inner` or `Outer.inner` of `Mod.Outer.inner`), or the structure's own name.
 fn symbol_match(item: &Item, symbol: &str) -> Option<&'static str> {
+    if item.alias {
+        return None;
+    }
     let tail = item
         .qualified_name
         .strip_suffix(symbol)
@@ -435,6 +438,7 @@ mod tests {
             start_line: 1,
             end_line: 1,
             depth: 0,
+            alias: false,
         }
     }
 
