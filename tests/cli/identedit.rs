@@ -232,3 +232,28 @@ fn a_failed_diff_candidate_promotes_into_patch_json() {
         "def f(a):\n    return a\n\n\ndef g(a):\n    return a * 2\n"
     );
 }
+
+/// identedit's stale changeset: the structure it deletes changed after `edit --json` built
+/// it, so `apply` is `precondition_failed` and writes nothing.
+#[test]
+fn a_changeset_whose_target_changed_since_it_was_built_is_precondition_failed() {
+    let repo = Repo::new();
+    let json = "{\n  \"config\": {\n    \"retries\": 3\n  }\n}\n";
+    repo.write("c.json", json).commit();
+    let (rc, read) = repo.json(&["read", "--json", "--kind", "object", "c.json"]);
+    assert_eq!(rc, 0, "{read}");
+    let root = &read["handles"][0];
+    assert!(root["name"].is_null(), "{read}");
+    let request = serde_json::json!({"command": "edit", "file": "c.json", "operations": [{
+        "identity": root["identity"], "kind": "object",
+        "expected_old_hash": root["expected_old_hash"], "op": {"type": "delete"}}]});
+    let out = repo.run_stdin(&["edit", "--json"], &request.to_string());
+    assert!(out.status.success());
+    let changeset = String::from_utf8(out.stdout).expect("utf8");
+    let mutated = json.replace("\"retries\": 3", "\"retries\": 4");
+    repo.write("c.json", &mutated);
+    let (rc, doc) = repo.json_stdin(&["apply"], &changeset);
+    assert_ne!(rc, 0);
+    assert_eq!(doc["error"]["type"], "precondition_failed", "{doc}");
+    assert_eq!(repo.text("c.json"), mutated);
+}
