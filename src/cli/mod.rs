@@ -171,6 +171,9 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
     };
     let result = match &cli.command {
         Command::Edit(args) => edit::run(&ws, args),
+        Command::Patch(args) if cli.color.is_some() && !args.write.diff => Err(usage_error(
+            "--color only affects --diff output: add --dry-run --diff, or drop --color",
+        )),
         Command::Patch(args) => patch::run(&ws, args),
         Command::Read(args) => read::run(&ws, args, format == Format::Json),
         Command::Apply(args) => apply::run(&ws, args, cli.format.and_then(Format::dialect)),

@@ -183,7 +183,13 @@ fn payload(
             bytes
         }
     };
-    String::from_utf8(bytes).map_err(|_| usage("the payload is not valid UTF-8"))
+    String::from_utf8(bytes).map_err(|_| {
+        Error::new(
+            crate::error::Code::FileUnsupported,
+            format!("the payload of {flag} is not valid UTF-8"),
+        )
+        .detail("reason", "not_utf8")
+    })
 }
 
 fn operation(ws: &Workspace, args: &PatchArgs) -> Result<NodeOp> {

@@ -115,14 +115,14 @@ pub fn check(args: &PatchArgs) -> Result<()> {
     if args.json {
         if args.write.diff {
             return Err(refuse(
-                "--diff is not available with --json: use the flag form with --dry-run --diff, or read `diff` from the JSON result"
+                "--diff is not available with --json: JSON mode always returns JSON (use the flag form with --dry-run --diff, or read `diff` from the JSON result)"
                     .into(),
             ));
         }
         if !flags.is_empty() || args.file.is_some() {
             let what = if flags.is_empty() { "FILE" } else { &listed };
             return Err(refuse(format!(
-                "--json reads the whole request (file, target, op, payload) from stdin: drop {what}"
+                "--json reads the whole request (file, target, op, payload) from stdin: flag-mode targets, operations and text-source options (--text-file, --stdin-text) do not apply; drop {what}"
             )));
         }
         return Ok(());
@@ -183,9 +183,21 @@ fn check_operation(args: &PatchArgs, ops: &[&str]) -> Result<()> {
             ops.join(", ")
         )));
     }
+    let boundary = args.at.as_deref().is_some_and(|a| {
+        matches!(
+            a.to_ascii_lowercase().as_str(),
+            "file-start" | "file-end" | "file_start" | "file_end"
+        )
+    });
+    if boundary && ops.iter().any(|op| *op != "--insert") {
+        return Err(refuse(format!(
+            "File target mode supports only --insert (--at file-start / file-end; given: {})",
+            ops.join(", ")
+        )));
+    }
     if !find && ops.len() != 1 {
         return Err(refuse(format!(
-            "give exactly one operation: --replace, --delete, --insert-before, --insert-after, --insert or --scoped-regex (given: {})",
+            "Choose exactly one node operation: --replace, --delete, --insert-before, --insert-after, --insert or --scoped-regex (given: {})",
             none_or(ops)
         )));
     }
@@ -217,7 +229,7 @@ fn check_payload(args: &PatchArgs, ops: &[&str]) -> Result<()> {
     };
     if !takes_payload(args) {
         return Err(refuse(format!(
-            "{source} gives a payload but {} takes none (or has its value inline): drop {source}",
+            "{} takes no external text (or has its value inline): drop {source} (--text-file and --stdin-text feed --replace, --insert-before, --insert-after, --insert, --scoped-replacement, --set-value and --append-value)",
             ops.first().copied().unwrap_or("the operation")
         )));
     }

@@ -1,7 +1,7 @@
 //! Turning a path the caller wrote into a checked path inside the workspace.
 //!
-//! `..` is resolved lexically (as git does). Refused with `path_refused`: empty and absolute
-//! paths, anything under `.git/` (or the plain-directory state folder), paths that leave the
+//! `..` is resolved lexically and an absolute path inside the root is taken as root-relative
+//! (as git does). Refused with `path_refused`: empty paths, absolute paths outside the root, anything under `.git/` (or the plain-directory state folder), paths that leave the
 //! root, and parents that are symlinks leaving
 //! the root. The final component is checked when the file is read or created.
 
@@ -56,17 +56,23 @@ pub fn resolve_with(
             "it names a directory; give a file path",
         ));
     }
-    if raw.starts_with('/') || raw.starts_with('\\') {
+    // An absolute path inside the root is taken as root-relative (as git takes one).
+    let root = ws.root.to_string_lossy();
+    let inside = raw
+        .strip_prefix(root.as_ref())
+        .and_then(|rest| rest.strip_prefix('/'));
+    let absolute = raw.starts_with('/') || raw.starts_with('\\');
+    if absolute && inside.is_none() {
         return Err(refused(
             spec,
             "absolute",
-            "absolute paths are not allowed; name it relative to the repository root",
+            "an absolute path outside the repository; name a file inside it",
         ));
     }
     let mut parts: Vec<&str> = Vec::new();
-    let prefix = match spec.base {
-        PathBase::Root => String::new(),
-        PathBase::Cwd => ws.cwd_prefix().ok_or_else(|| {
+    let prefix = match (spec.base, inside) {
+        (_, Some(_)) | (PathBase::Root, None) => String::new(),
+        (PathBase::Cwd, None) => ws.cwd_prefix().ok_or_else(|| {
             refused(
                 spec,
                 "outside_root",
@@ -75,6 +81,7 @@ pub fn resolve_with(
         })?,
     };
     parts.extend(prefix.split('/').filter(|p| !p.is_empty()));
+    let raw = inside.unwrap_or(raw);
     for part in raw.split('/') {
         match part {
             "" | "." => {}
@@ -217,6 +224,14 @@ mod tests {
             Err("\"absolute\"".into())
         );
         assert_eq!(check("a/../b", PathBase::Root), Ok("b".into()));
+        assert_eq!(
+            check("/nonexistent/root/sub/../c.txt", PathBase::Cwd),
+            Ok("c.txt".into())
+        );
+        assert_eq!(
+            check("/nonexistent/rootless/c.txt", PathBase::Cwd),
+            Err("\"absolute\"".into())
+        );
         assert_eq!(check("../c.txt", PathBase::Cwd), Ok("c.txt".into()));
         assert_eq!(
             check("../b", PathBase::Root),

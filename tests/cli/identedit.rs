@@ -1,6 +1,7 @@
 //! identedit conformance: requests shaped as identedit's skill document teaches them (flag
 //! form, `patch --json`, `edit --json`), one folder each under `fixtures/identedit/`:
-//! `input/` (the tree before), `cmd.json` (`{"args", "stdin"?: FILE, "cwd"?: DIR}`),
+//! `input/` (the tree before), `cmd.json` (`{"args", "stdin"?: FILE, "cwd"?: DIR}`; `{root}` in
+//! an argument is the repository's absolute path),
 //! `outcome.json` (`{"exit"?, "type"?, "code"?, "expect"?: {JSON pointer: value}, "absent"?:
 //! [JSON pointer]}`) and
 //! `expected/` (the tree after; absent: the tree must equal `input/`, byte for byte). A
@@ -55,11 +56,14 @@ fn run_case(dir: &Path) {
         repo.write(rel, bytes);
     }
     repo.commit();
-    let args: Vec<&str> = cmd["args"]
+    // `{root}` in an argument is the repository's absolute path.
+    let root = repo.path().to_string_lossy().into_owned();
+    let args: Vec<String> = cmd["args"]
         .as_array()
         .expect("args")
         .iter()
         .filter_map(Value::as_str)
+        .map(|a| a.replace("{root}", &root))
         .collect();
     let stdin = cmd["stdin"]
         .as_str()
