@@ -35,14 +35,14 @@ pub struct Cli {
     #[arg(long, global = true, value_enum)]
     pub format: Option<Format>,
     /// Colour of text output: accepted on every command for the tools that pass it (as in
-    /// `apply --dry-run --diff --color never`); output is never coloured.
+    /// `apply --dry-run --diff --color never`); `always` colours a printed diff.
     #[arg(long, global = true, value_enum, value_name = "WHEN")]
     pub color: Option<Color>,
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// `--color` values (all print plain text).
+/// `--color` values (`always` colours a diff; the others print plain text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Color {
     Auto,
@@ -186,8 +186,11 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Command::Instructions => Ok(info::instructions()),
         Command::Hook(args) => hook::run(&ws, args),
     };
-    let result = result.map(|(report, more)| {
+    let result = result.map(|(mut report, more)| {
         recovered.extend(more);
+        if cli.color == Some(Color::Always) && cli.command.prefers_text() {
+            report.text = output::colored_diff(&report.text);
+        }
         report
     });
     (result, recovered)

@@ -43,6 +43,30 @@ fn default_format() -> Format {
     }
 }
 
+/// A unified diff with ANSI colours (`--color always`): removed lines red, added lines
+/// green, hunk headers cyan.
+pub fn colored_diff(diff: &str) -> String {
+    diff.split_inclusive('\n')
+        .map(|line| {
+            let colour = match line.as_bytes() {
+                [b'-', b'-', b'-', ..] | [b'+', b'+', b'+', ..] => None,
+                [b'-', ..] => Some("31"),
+                [b'+', ..] => Some("32"),
+                [b'@', b'@', ..] => Some("36"),
+                _ => None,
+            };
+            match colour {
+                Some(c) => {
+                    let body = line.trim_end_matches('\n');
+                    let end = &line[body.len()..];
+                    format!("\u{1b}[{c}m{body}\u{1b}[0m{end}")
+                }
+                None => line.to_owned(),
+            }
+        })
+        .collect()
+}
+
 fn write_ignoring_pipe(mut out: impl Write, bytes: &[u8]) {
     let _ = out.write_all(bytes).and_then(|()| out.flush());
 }

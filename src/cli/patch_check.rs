@@ -131,6 +131,18 @@ pub fn check(args: &PatchArgs) -> Result<()> {
 }
 
 fn check_flags(args: &PatchArgs) -> Result<()> {
+    let blank = |v: &Option<String>| v.as_deref().is_some_and(|s| s.trim().is_empty());
+    for (flag, value) in [
+        ("--symbol", &args.symbol),
+        ("--at", &args.at),
+        ("--kind", &args.kind),
+        ("--name", &args.name),
+        ("--config-path", &args.config_path),
+    ] {
+        if blank(value) {
+            return Err(refuse(format!("{flag} must not be empty")));
+        }
+    }
     if args.write.diff && !args.write.dry_run {
         return Err(refuse(
             "--diff previews and never writes: add --dry-run (then rerun without both to apply)"
@@ -140,13 +152,13 @@ fn check_flags(args: &PatchArgs) -> Result<()> {
     let targets = targets(args);
     if targets.len() != 1 {
         return Err(refuse(format!(
-            "give exactly one target: --find, --symbol, --at, --kind with --name, or --config-path (given: {})",
+            "Choose exactly one target selector: --find, --symbol, --at, --kind with --name, or --config-path (given: {})",
             none_or(&targets)
         )));
     }
     if args.kind.is_some() != args.name.is_some() {
         return Err(refuse(
-            "--kind and --name go together: add --name GLOB (`--name '*'` for any name) or --kind KIND"
+            "--kind and --name go together: add the other one. Example: --kind function_definition --name 'process_*' (`--name '*'` for any name)"
                 .into(),
         ));
     }

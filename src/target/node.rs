@@ -181,7 +181,7 @@ pub fn find<'i>(
         Target::Symbol(symbol) => {
             // Every structure the name could mean counts: an exact qualified name does not
             // win over a method or a local of the same name (the caller must choose).
-            let what = format!("symbol `{symbol}`");
+            let what = format!("symbol='{symbol}'");
             let found: Vec<(&Item, &'static str)> = items
                 .iter()
                 .filter_map(|i| symbol_match(i, symbol).map(|how| (i, how)))
