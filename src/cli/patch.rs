@@ -48,6 +48,15 @@ pub struct PatchArgs {
     /// Replace the target (with TEXT, --text-file or --stdin-text).
     #[arg(long, num_args = 0..=1, value_name = "TEXT")]
     pub replace: Option<Option<String>>,
+    /// Line targets: replace the `--at LINE:HASH` line (TEXT, --text-file or --stdin-text).
+    #[arg(long, num_args = 0..=1, value_name = "TEXT")]
+    pub set_line: Option<Option<String>>,
+    /// Line targets: replace `--at LINE:HASH` .. `--end-anchor LINE:HASH` (empty deletes them).
+    #[arg(long, num_args = 0..=1, value_name = "TEXT")]
+    pub replace_range: Option<Option<String>>,
+    /// Line targets: insert lines after `--at LINE:HASH`.
+    #[arg(long, num_args = 0..=1, value_name = "TEXT")]
+    pub insert_after_line: Option<Option<String>>,
     /// Delete the target.
     #[arg(long)]
     pub delete: bool,
@@ -196,6 +205,20 @@ fn operation(ws: &Workspace, args: &PatchArgs) -> Result<NodeOp> {
     let mut ops = Vec::new();
     if let Some(v) = &args.replace {
         ops.push(NodeOp::Replace(payload(ws, args, v, "--replace")?));
+    }
+    if let Some(v) = &args.set_line {
+        ops.push(NodeOp::Replace(payload(ws, args, v, "--set-line")?));
+    }
+    if let Some(v) = &args.replace_range {
+        ops.push(NodeOp::Replace(payload(ws, args, v, "--replace-range")?));
+    }
+    if let Some(v) = &args.insert_after_line {
+        ops.push(NodeOp::InsertAfter(payload(
+            ws,
+            args,
+            v,
+            "--insert-after-line",
+        )?));
     }
     if args.delete {
         ops.push(NodeOp::Delete);

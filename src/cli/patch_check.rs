@@ -20,6 +20,9 @@ fn request_flags(args: &PatchArgs) -> Vec<&'static str> {
         ("--name", args.name.is_some()),
         ("--config-path", args.config_path.is_some()),
         ("--replace", args.replace.is_some()),
+        ("--set-line", args.set_line.is_some()),
+        ("--replace-range", args.replace_range.is_some()),
+        ("--insert-after-line", args.insert_after_line.is_some()),
         ("--delete", args.delete),
         ("--insert-before", args.insert_before.is_some()),
         ("--insert-after", args.insert_after.is_some()),
@@ -46,6 +49,9 @@ fn request_flags(args: &PatchArgs) -> Vec<&'static str> {
 fn operations(args: &PatchArgs) -> Vec<&'static str> {
     [
         ("--replace", args.replace.is_some()),
+        ("--set-line", args.set_line.is_some()),
+        ("--replace-range", args.replace_range.is_some()),
+        ("--insert-after-line", args.insert_after_line.is_some()),
         ("--delete", args.delete),
         ("--insert-before", args.insert_before.is_some()),
         ("--insert-after", args.insert_after.is_some()),
@@ -80,6 +86,9 @@ fn targets(args: &PatchArgs) -> Vec<&'static str> {
 fn takes_payload(args: &PatchArgs) -> bool {
     let open = |v: &Option<Option<String>>| v.as_ref().is_some_and(Option::is_none);
     open(&args.replace)
+        || open(&args.set_line)
+        || open(&args.replace_range)
+        || open(&args.insert_after_line)
         || open(&args.insert_before)
         || open(&args.insert_after)
         || open(&args.insert)
@@ -162,14 +171,44 @@ fn check_flags(args: &PatchArgs) -> Result<()> {
                 .into(),
         ));
     }
-    if args.end_anchor.is_some() && args.at.is_none() {
+    let line_at = args.at.as_deref().is_some_and(|a| a.contains(':'));
+    if args.end_anchor.is_some() && !line_at {
         return Err(refuse(
-            "--end-anchor ends a range that --at LINE:HASH starts".into(),
+            "--end-anchor ends a line range that --at LINE:HASH starts; structure targets take --replace, --delete, --insert-before, --insert-after or --scoped-regex"
+                .into(),
         ));
     }
+    check_line_ops(args, line_at)?;
     let ops = operations(args);
     check_operation(args, &ops)?;
     check_payload(args, &ops)
+}
+
+/// `--set-line`, `--replace-range` and `--insert-after-line` (identedit's line verbs) need a
+/// line target; only `--replace-range` takes `--end-anchor`, and it needs one.
+fn check_line_ops(args: &PatchArgs, line_at: bool) -> Result<()> {
+    let line_ops = [
+        ("--set-line", args.set_line.is_some()),
+        ("--replace-range", args.replace_range.is_some()),
+        ("--insert-after-line", args.insert_after_line.is_some()),
+    ];
+    let Some((flag, _)) = line_ops.iter().find(|(_, on)| *on) else {
+        return Ok(());
+    };
+    if !line_at {
+        return Err(refuse(format!(
+            "{flag} is a line operation: target a line with --at LINE:HASH (from `read --mode line`), or use --replace / --insert-after for a structure"
+        )));
+    }
+    match (*flag == "--replace-range", args.end_anchor.is_some()) {
+        (true, false) => Err(refuse(
+            "--replace-range needs --end-anchor LINE:HASH".into(),
+        )),
+        (false, true) => Err(refuse(format!(
+            "{flag} takes one line: drop --end-anchor, or use --replace-range"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn none_or(flags: &[&str]) -> String {

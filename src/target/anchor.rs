@@ -110,9 +110,10 @@ pub fn resolve(
         term(first)
     };
     let join = |payload: &str| payload_lines(payload).join(own);
-    // An empty replacement leaves no line behind: the lines are deleted.
+    // An empty replacement of a range leaves no line behind: the lines are deleted (one line
+    // replaced by nothing stays, empty).
     let op = match op {
-        NodeOp::Replace(payload) if payload.is_empty() => &NodeOp::Delete,
+        NodeOp::Replace(payload) if payload.is_empty() && end.is_some() => &NodeOp::Delete,
         other => other,
     };
     let (range, new) = match op {
