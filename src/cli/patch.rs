@@ -109,6 +109,9 @@ pub struct PatchArgs {
     /// Read an identedit patch request (`{command, file, target, op}`) from stdin.
     #[arg(long)]
     pub json: bool,
+    /// Add identedit's `applied` list (per file: operations applied, total, status).
+    #[arg(long)]
+    pub verbose: bool,
     /// Acknowledge changes to public declarations (refused under `identedit.apiGuard all`).
     #[arg(long)]
     pub allow_signature_change: bool,
@@ -124,6 +127,7 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
         return Ok((super::handoff::run(ws, diff, file)?, Vec::new()));
     }
     let mut flags = args.write.clone();
+    let mut verbose = args.verbose;
     let (mut plan, dry_run, input) = if args.json {
         let mut input = Vec::new();
         std::io::stdin()
@@ -131,6 +135,7 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
             .map_err(|e| Error::io("reading stdin", &e))?;
         let request = patch_request::parse(&input)?;
         flags.no_diff |= request.no_diff;
+        verbose |= request.verbose;
         (request.plan, args.write.dry_run || request.dry_run, input)
     } else {
         (
@@ -144,7 +149,13 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
         dry_run,
         ..args.write.options()
     };
-    super::write::run(ws, "patch", &plan, input, options, &flags).map_err(stale_line_type)
+    let (mut report, recovered) =
+        super::write::run(ws, "patch", &plan, input, options, &flags).map_err(stale_line_type)?;
+    if verbose {
+        let applied = crate::report::applied(&report.json);
+        report.json.insert("applied".into(), applied);
+    }
+    Ok((report, recovered))
 }
 
 /// A stale line anchor in `patch` is an `invalid_request` carrying `line_check` (as identedit

@@ -84,6 +84,8 @@ pub struct PatchRequest {
     pub dry_run: bool,
     /// `options.no_diff`: leave the committed write's `diff` view out.
     pub no_diff: bool,
+    /// `options.verbose`: add the `applied` list.
+    pub verbose: bool,
 }
 
 fn malformed(message: impl Into<String>) -> Error {
@@ -195,7 +197,6 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
     if request.command.as_deref().is_some_and(|c| c != "patch") {
         return Err(malformed("`command` must be \"patch\""));
     }
-    let _ = request.options.verbose;
     let kind = if config::wire::is_config_target(&request.target) {
         config::wire::op_kind(&request.target, &request.op)?
     } else {
@@ -219,5 +220,6 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
         plan,
         dry_run: request.options.dry_run,
         no_diff: request.options.no_diff,
+        verbose: request.options.verbose,
     })
 }

@@ -226,6 +226,19 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
     }
 }
 
+/// identedit's `applied` list (`--verbose`): per changed file, the operations applied.
+pub fn applied(json: &Map<String, Value>) -> Value {
+    let files = json.get("changed_files").and_then(Value::as_array);
+    files
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            let ops = f["edits"].as_array().map_or(0, Vec::len);
+            json!({"file": f["path"], "operations_applied": ops, "operations_total": ops, "status": "applied"})
+        })
+        .collect()
+}
+
 /// identedit's view of a committed write: `diff: {text, file_moves}`, the unified diff of what
 /// was actually written and the files moved (`{from, to}`).
 pub fn commit_diff(report: &mut Report, outcome: &Outcome) {
