@@ -33,8 +33,9 @@ pub struct PatchArgs {
     /// Structure by bare or qualified name (`Class.method`).
     #[arg(long, value_name = "NAME")]
     pub symbol: Option<String>,
-    /// A node identity (16 hex), a `LINE:HASH` anchor, `file-start` or `file-end`.
-    #[arg(long, value_name = "TARGET")]
+    /// A node identity (16 hex), a `LINE:HASH` anchor, `file-start` or `file-end` (identedit's
+    /// older `--identity` and `--anchor` are accepted for it).
+    #[arg(long, value_name = "TARGET", alias = "identity", alias = "anchor")]
     pub at: Option<String>,
     /// Last line of a line range (`LINE:HASH`), with `--at LINE:HASH`.
     #[arg(long, value_name = "LINE:HASH")]

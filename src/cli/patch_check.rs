@@ -131,7 +131,7 @@ pub fn check(args: &PatchArgs) -> Result<()> {
         if !flags.is_empty() || args.file.is_some() {
             let what = if flags.is_empty() { "FILE" } else { &listed };
             return Err(refuse(format!(
-                "--json reads the whole request (file, target, op, payload) from stdin: flag-mode targets, operations and text-source options (--text-file, --stdin-text) do not apply; drop {what}"
+                "--json reads the whole request (file, target, op, payload) from stdin: flag-mode targets, operations and text-source options (--text-file, --stdin-text) are flag mode only; drop {what}"
             )));
         }
         return Ok(());
