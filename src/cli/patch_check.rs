@@ -159,6 +159,17 @@ fn check_flags(args: &PatchArgs) -> Result<()> {
         ));
     }
     let targets = targets(args);
+    if args.config_path.is_some() && targets.len() > 1 {
+        let others: Vec<&str> = targets
+            .iter()
+            .copied()
+            .filter(|t| *t != "--config-path")
+            .collect();
+        return Err(refuse(format!(
+            "--config-path cannot be combined with {}: Choose exactly one target selector",
+            others.join(", ")
+        )));
+    }
     if targets.len() != 1 {
         return Err(refuse(format!(
             "Choose exactly one target selector: --find, --symbol, --at, --kind with --name, or --config-path (given: {})",

@@ -112,11 +112,22 @@ fn file_text(change: &FileChange, dry_run: bool) -> String {
     format!("{verb} {}{what}  {digests}\n", change.path.rel)
 }
 
-/// The fields identedit's readers check: `changed` (something was written), `transaction`
-/// (`committed` or `dry_run`), `summary.files_modified` / `operations_applied`, and
+/// The fields identedit's readers check: `changed` (the content changes), `transaction`
+/// (`committed` or `dry_run`), `summary.files_modified` / `operations_applied` (also at the
+/// top, with `applied_mode`: `strict`, or `repair` when an anchor was remapped), and
 /// `regex_replacements` when a scoped regex ran.
 fn seed_fields(json: &mut Map<String, Value>, outcome: &Outcome, files: usize, ops: usize) {
-    json.insert("changed".into(), (!outcome.dry_run && files > 0).into());
+    // As identedit reports it: whether the content changes (a dry run included); whether it
+    // was written is `transaction.status`.
+    json.insert("changed".into(), (files > 0).into());
+    json.insert("operations_applied".into(), ops.into());
+    let repaired = outcome
+        .files
+        .iter()
+        .flat_map(|c| &c.edits)
+        .any(|e| !e.repaired.is_empty());
+    let mode = if repaired { "repair" } else { "strict" };
+    json.insert("applied_mode".into(), mode.into());
     let status = if outcome.dry_run {
         "dry_run"
     } else {
