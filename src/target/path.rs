@@ -63,6 +63,13 @@ pub fn resolve_with(
         .and_then(|rest| rest.strip_prefix('/'));
     let absolute = raw.starts_with('/') || raw.starts_with('\\');
     if absolute && inside.is_none() {
+        // A file that does not exist anywhere is missing, wherever it was meant to be.
+        if std::fs::symlink_metadata(raw).is_err() {
+            return Err(
+                Error::new(Code::InputNotFound, format!("{raw} does not exist"))
+                    .detail("path", raw),
+            );
+        }
         return Err(refused(
             spec,
             "absolute",
@@ -228,10 +235,12 @@ mod tests {
             check("/nonexistent/root/sub/../c.txt", PathBase::Cwd),
             Ok("c.txt".into())
         );
-        assert_eq!(
-            check("/nonexistent/rootless/c.txt", PathBase::Cwd),
-            Err("\"absolute\"".into())
-        );
+        let missing = PathSpec {
+            raw: "/nonexistent/rootless/c.txt".into(),
+            base: PathBase::Cwd,
+        };
+        let err = resolve(&ws(), &missing).expect_err("outside the root");
+        assert_eq!(err.code, Code::InputNotFound);
         assert_eq!(check("../c.txt", PathBase::Cwd), Ok("c.txt".into()));
         assert_eq!(
             check("../b", PathBase::Root),
