@@ -330,47 +330,7 @@ pub const CODES: &[CodeInfo] = &[
     ),
 ];
 
-/// The error types of identedit's contract (`error.type`), which agents branch on; our finer
-/// codes stay in `error.code`.
-pub const ERROR_TYPES: &[&str] = &[
-    "invalid_request",
-    "precondition_failed",
-    "target_missing",
-    "ambiguous_target",
-    "parse_failure",
-    "no_provider",
-    "io_error",
-    "invalid_selector",
-    "resource_busy",
-    "path_changed",
-    "serialization_error",
-    "rollback_failed",
-    "internal_error",
-];
-
 impl Code {
-    /// The identedit error type this code reports as `error.type` (unless the failure names a
-    /// more precise one, see [`Error::typed`]).
-    pub fn error_type(self) -> &'static str {
-        use Code::*;
-        match self {
-            Usage | PlanMalformed | PlanUnsupported | PathRefused | EditsOverlap | TargetExists
-            | InvalidRequest | ChangesetTampered | NeedsChangeset | ConfigUnsupported
-            | ApiChangeRefused | NotARepository | BareRepository | NothingToUndo | HookRefused
-            | HookConflict => "invalid_request",
-            EvidenceChanged | PreconditionFailed | Drifted | IndexMismatch => "precondition_failed",
-            TargetMissing | AnchorMissing | ReceiptNotFound => "target_missing",
-            AmbiguousTarget | AnchorAmbiguous => "ambiguous_target",
-            ParseFailure => "parse_failure",
-            NoProvider => "no_provider",
-            InputNotFound | IoError | FileUnsupported | ApplyFailed | ReceiptNotRecorded => {
-                "io_error"
-            }
-            ResourceBusy => "resource_busy",
-            Internal => "internal_error",
-        }
-    }
-
     /// The documented facts of this code.
     pub fn info(self) -> &'static CodeInfo {
         CODES
@@ -407,6 +367,8 @@ pub struct Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub use crate::error_types::ERROR_TYPES;
 
 impl Error {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
