@@ -136,7 +136,7 @@ pub const CODES: &[CodeInfo] = &[
         "path_refused",
         "replan",
         EXIT_REFUSED,
-        "absolute or `..` path, a path into .git/, a symlink, or a path leaving the repository",
+        "an absolute path, a path into .git/, a symlink, or a path leaving the repository (`..` inside it is resolved)",
     ),
     info(
         Code::FileUnsupported,
@@ -361,9 +361,14 @@ pub struct Error {
     pub hint: Option<String>,
     /// Boxed so that `Result<T, Error>` stays small on the success path.
     pub details: Box<Map<String, Value>>,
+    /// The `error.type` when it is more precise than the code's (a bad glob is
+    /// `invalid_selector`, a stale line anchor in `patch` is `invalid_request`).
+    pub error_type: Option<&'static str>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub use crate::error_types::ERROR_TYPES;
 
 impl Error {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
@@ -372,7 +377,20 @@ impl Error {
             message: message.into(),
             hint: None,
             details: Box::default(),
+            error_type: None,
         }
+    }
+
+    /// Reports this failure as the identedit error type `error_type` (one of [`ERROR_TYPES`]).
+    #[must_use]
+    pub fn typed(mut self, error_type: &'static str) -> Self {
+        self.error_type = Some(error_type);
+        self
+    }
+
+    /// The `error.type` of this failure.
+    pub fn type_name(&self) -> &'static str {
+        self.error_type.unwrap_or_else(|| self.code.error_type())
     }
 
     /// Adds a hint for a human or an agent (what to do next, in words).

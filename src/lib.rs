@@ -8,6 +8,7 @@
 pub mod alloc;
 pub mod cli;
 pub mod error;
+pub mod error_types;
 pub mod formats;
 pub mod git;
 pub mod hook;

@@ -31,5 +31,9 @@ fn main() -> ExitCode {
                 Vec::new(),
             )
         });
+    let format = match result {
+        Err(_) => output::failure_format(&cli, format),
+        Ok(_) => format,
+    };
     ExitCode::from(output::emit(cli.command.name(), format, result, &recovered))
 }

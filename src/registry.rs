@@ -120,7 +120,7 @@ fn exit_codes() -> Value {
 fn error_codes() -> Value {
     CODES
         .iter()
-        .map(|c| json!({"code": c.name, "next_action": c.next_action, "exit": c.exit, "meaning": c.meaning}))
+        .map(|c| json!({"code": c.name, "type": c.code.error_type(), "next_action": c.next_action, "exit": c.exit, "meaning": c.meaning}))
         .collect()
 }
 
@@ -153,6 +153,7 @@ pub fn capabilities() -> Value {
         "output_formats": ["json", "text"],
         "failpoints": failpoint::STEPS.iter().map(|(name, what)| json!({"step": name, "state": what})).collect::<Vec<_>>(),
         "error_codes": error_codes(),
+        "error_types": error_types(),
         "exit_codes": exit_codes(),
     })
 }
@@ -173,6 +174,21 @@ pub const PROCEDURE: &[&str] = &[
     "Every write inside a git repository records a receipt (`receipt.commit`, `receipt.label` in the output): `git identedit verify LABEL` re-proves it, `git identedit undo LABEL` reverses it unless the files changed since.",
     "On `ok: false`, follow `error.next_action`; nothing was written. `anchor_missing` names the closest lines; `anchor_ambiguous` lists every match: add context or set `occurrence`.",
 ];
+
+/// Each identedit error type with the codes reported under it (`error.type` / `error.code`).
+fn error_types() -> Value {
+    crate::error::ERROR_TYPES
+        .iter()
+        .map(|t| {
+            let codes: Vec<&str> = CODES
+                .iter()
+                .filter(|c| c.code.error_type() == *t)
+                .map(|c| c.name)
+                .collect();
+            json!({"type": t, "codes": codes})
+        })
+        .collect()
+}
 
 /// `git identedit instructions`: a short operating procedure for a coding agent.
 pub fn instructions() -> Value {

@@ -16,6 +16,9 @@ pub struct WriteFlags {
     /// Print the unified diff of the result.
     #[arg(long)]
     pub diff: bool,
+    /// Leave the `diff: {text, file_moves}` view out of a committed write's JSON.
+    #[arg(long, conflicts_with = "diff")]
+    pub no_diff: bool,
     /// Allow text and line edits that add syntax errors to files in supported languages.
     #[arg(long)]
     pub allow_syntax_errors: bool,

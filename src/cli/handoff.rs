@@ -1,16 +1,19 @@
 //! `patch --from-diff failed.diff FILE`: identedit's failed-diff handoff. Never writes. For each
 //! changed block of a single-file diff it lists where the block could apply in FILE (`unique`,
-//! `ambiguous` or `missing`), with previews, each candidate as an exact find/replace edit, and a
+//! `ambiguous` or `missing`), with previews, each candidate as an exact find/replace edit and as
+//! identedit's line `target` + `replace_lines` `op` (for `patch --json`), and a
 //! `source_edit_plan` of the unique ones that `git identedit apply -` takes as it is.
 
 use serde_json::{Map, Value, json};
 
 use crate::error::{Code, Error, Result};
 use crate::formats::{self, Dialect};
+use crate::lang::hash::line_hash;
 use crate::plan::schema::{CONTRACT_VERSIONS, PLAN_TYPE};
 use crate::plan::{OpKind, PathBase, PathSpec};
 use crate::report::Report;
 use crate::target::ladder::{self, Candidate};
+use crate::target::lines::{Line, split};
 use crate::target::workspace::Workspace;
 use crate::target::{path, snapshot};
 
@@ -27,6 +30,21 @@ fn preview(text: &str, c: &Candidate) -> Value {
     json!({"before": before.join("\n"), "matched": &text[c.range.clone()], "after": after.join("\n")})
 }
 
+/// A candidate as identedit's `target` (a line range by anchors) and `op` (`replace_lines`),
+/// ready for `patch --json`.
+fn line_request(text: &str, lines: &[Line], c: &Candidate) -> (Value, Value) {
+    let anchor = |n: usize| {
+        let hash = lines.get(n.wrapping_sub(1)).map_or_else(String::new, |l| {
+            line_hash(&text.as_bytes()[l.start..l.content_end])
+        });
+        format!("{n}:{hash}")
+    };
+    (
+        json!({"type": "line", "anchor": anchor(c.start_line), "end_anchor": anchor(c.end_line)}),
+        json!({"type": "replace_lines", "new_text": c.replacement}),
+    )
+}
+
 pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
     let input = std::fs::read(ws.cwd.join(diff_path))
         .map_err(|e| Error::io(&format!("reading {diff_path}"), &e))?;
@@ -40,6 +58,7 @@ pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
     )?;
     let snapshot = snapshot::read_text(&target)?;
     let text = snapshot.text();
+    let lines = split(text);
     let mut changes = Vec::new();
     let mut edits = Vec::new();
     let (mut unique, mut ambiguous, mut missing, mut total) = (0, 0, 0, 0);
@@ -68,8 +87,10 @@ pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
                 if status == "unique" {
                     edits.push(edit.clone());
                 }
+                let (line_target, line_op) = line_request(text, &lines, c);
                 json!({"candidate_index": i, "start_line": c.start_line, "end_line": c.end_line,
-                       "matched_by": c.matched_by, "preview": preview(text, c), "edit": edit})
+                       "matched_by": c.matched_by, "preview": preview(text, c), "edit": edit,
+                       "target": line_target, "op": line_op})
             })
             .collect();
         changes.push(json!({"change_index": index, "input_line": op.origin.input_line, "hint_line": block.hint_line,

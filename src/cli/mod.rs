@@ -11,6 +11,7 @@ pub mod info;
 pub mod log;
 pub mod output;
 pub mod patch;
+pub mod patch_check;
 pub mod pipeline;
 pub mod read;
 pub mod show;
@@ -36,14 +37,14 @@ pub struct Cli {
     #[arg(long, global = true, value_enum)]
     pub format: Option<Format>,
     /// Colour of text output: accepted on every command for the tools that pass it (as in
-    /// `apply --dry-run --diff --color never`); output is never coloured.
+    /// `apply --dry-run --diff --color never`); `always` colours a printed diff.
     #[arg(long, global = true, value_enum, value_name = "WHEN")]
     pub color: Option<Color>,
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// `--color` values (all print plain text).
+/// `--color` values (`always` colours a diff; the others print plain text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Color {
     Auto,
@@ -179,6 +180,9 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
     };
     let result = match &cli.command {
         Command::Edit(args) => edit::run(&ws, args),
+        Command::Patch(args) if cli.color.is_some() && !args.write.diff => Err(usage_error(
+            "--color only affects --diff output: add --dry-run --diff, or drop --color",
+        )),
         Command::Patch(args) => patch::run(&ws, args),
         Command::Read(args) => read::run(&ws, args, format == Format::Json),
         Command::Apply(args) => apply::run(&ws, args),
@@ -193,8 +197,11 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Command::Man(args) => help::man(args),
         Command::Completions(args) => Ok(help::completions(args)),
     };
-    let result = result.map(|(report, more)| {
+    let result = result.map(|(mut report, more)| {
         recovered.extend(more);
+        if cli.color == Some(Color::Always) && cli.command.prefers_text() {
+            report.text = output::colored_diff(&report.text);
+        }
         report
     });
     (result, recovered)

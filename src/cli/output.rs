@@ -21,12 +21,50 @@ pub fn resolve_format(cli: &Cli) -> Format {
     }
 }
 
+/// The format a failure is printed in: a `--diff` run prints its diff as text, but its
+/// refusal is the JSON error document on stdout (what a caller branches on), unless a format
+/// was asked for or a person reads the terminal.
+pub fn failure_format(cli: &Cli, format: Format) -> Format {
+    let diff_run = !matches!(
+        cli.command,
+        crate::cli::Command::Read(_) | crate::cli::Command::Hook(_)
+    );
+    if format == Format::Text && cli.format.is_none() && diff_run && cli.command.prefers_text() {
+        return default_format();
+    }
+    format
+}
+
 fn default_format() -> Format {
     if std::io::stdout().is_terminal() {
         Format::Text
     } else {
         Format::Json
     }
+}
+
+/// A unified diff with ANSI colours (`--color always`): removed lines red, added lines
+/// green, hunk headers cyan.
+pub fn colored_diff(diff: &str) -> String {
+    diff.split_inclusive('\n')
+        .map(|line| {
+            let colour = match line.as_bytes() {
+                [b'-', b'-', b'-', ..] | [b'+', b'+', b'+', ..] => None,
+                [b'-', ..] => Some("31"),
+                [b'+', ..] => Some("32"),
+                [b'@', b'@', ..] => Some("36"),
+                _ => None,
+            };
+            match colour {
+                Some(c) => {
+                    let body = line.trim_end_matches('\n');
+                    let end = &line[body.len()..];
+                    format!("\u{1b}[{c}m{body}\u{1b}[0m{end}")
+                }
+                None => line.to_owned(),
+            }
+        })
+        .collect()
 }
 
 fn write_ignoring_pipe(mut out: impl Write, bytes: &[u8]) {

@@ -33,8 +33,9 @@ pub struct PatchArgs {
     /// Structure by bare or qualified name (`Class.method`).
     #[arg(long, value_name = "NAME")]
     pub symbol: Option<String>,
-    /// A node identity (16 hex), a `LINE:HASH` anchor, `file-start` or `file-end`.
-    #[arg(long, value_name = "TARGET")]
+    /// A node identity (16 hex), a `LINE:HASH` anchor, `file-start` or `file-end` (identedit's
+    /// older `--identity` and `--anchor` are accepted for it).
+    #[arg(long, value_name = "TARGET", alias = "identity", alias = "anchor")]
     pub at: Option<String>,
     /// Last line of a line range (`LINE:HASH`), with `--at LINE:HASH`.
     #[arg(long, value_name = "LINE:HASH")]
@@ -48,6 +49,15 @@ pub struct PatchArgs {
     /// Replace the target (with TEXT, --text-file or --stdin-text).
     #[arg(long, num_args = 0..=1, value_name = "TEXT")]
     pub replace: Option<Option<String>>,
+    /// Line targets: replace the `--at LINE:HASH` line (TEXT, --text-file or --stdin-text).
+    #[arg(long, num_args = 0..=1, value_name = "TEXT")]
+    pub set_line: Option<Option<String>>,
+    /// Line targets: replace `--at LINE:HASH` .. `--end-anchor LINE:HASH` (empty deletes them).
+    #[arg(long, num_args = 0..=1, value_name = "TEXT")]
+    pub replace_range: Option<Option<String>>,
+    /// Line targets: insert lines after `--at LINE:HASH`.
+    #[arg(long, num_args = 0..=1, value_name = "TEXT")]
+    pub insert_after_line: Option<Option<String>>,
     /// Delete the target.
     #[arg(long)]
     pub delete: bool,
@@ -63,9 +73,9 @@ pub struct PatchArgs {
     /// A regex replaced inside the target structure only.
     #[arg(long, value_name = "PATTERN", requires = "scoped_replacement")]
     pub scoped_regex: Option<String>,
-    /// Replacement of `--scoped-regex` (`$1` refers to groups).
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    pub scoped_replacement: Option<String>,
+    /// Replacement of `--scoped-regex` (`$1` refers to groups; or --text-file / --stdin-text).
+    #[arg(long, num_args = 0..=1, value_name = "TEXT", allow_negative_numbers = true)]
+    pub scoped_replacement: Option<Option<String>>,
     /// Read the payload from this file (verbatim bytes).
     #[arg(long, value_name = "FILE", conflicts_with = "stdin_text")]
     pub text_file: Option<String>,
@@ -100,12 +110,16 @@ pub struct PatchArgs {
     /// Read an identedit patch request (`{command, file, target, op}`) from stdin.
     #[arg(long)]
     pub json: bool,
+    /// Add identedit's `applied` list (per file: operations applied, total, status).
+    #[arg(long)]
+    pub verbose: bool,
     /// Acknowledge changes to public declarations (refused under `identedit.apiGuard all`).
     #[arg(long)]
     pub allow_signature_change: bool,
 }
 
 pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)> {
+    super::patch_check::check(args)?;
     if let Some(diff) = &args.from_diff {
         let file = args
             .file
@@ -113,12 +127,16 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
             .ok_or_else(|| usage("--from-diff needs the FILE to search"))?;
         return Ok((super::handoff::run(ws, diff, file)?, Vec::new()));
     }
+    let mut flags = args.write.clone();
+    let mut verbose = args.verbose;
     let (mut plan, dry_run, input) = if args.json {
         let mut input = Vec::new();
         std::io::stdin()
             .read_to_end(&mut input)
             .map_err(|e| Error::io("reading stdin", &e))?;
         let request = patch_request::parse(&input)?;
+        flags.no_diff |= request.no_diff;
+        verbose |= request.verbose;
         (request.plan, args.write.dry_run || request.dry_run, input)
     } else {
         (
@@ -132,7 +150,25 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
         dry_run,
         ..args.write.options()
     };
-    super::write::run(ws, "patch", &plan, input, options, &args.write)
+    let (mut report, recovered) =
+        super::write::run(ws, "patch", &plan, input, options, &flags).map_err(stale_line_type)?;
+    if verbose {
+        let applied = crate::report::applied(&report.json);
+        report.json.insert("applied".into(), applied);
+    }
+    Ok((report, recovered))
+}
+
+/// A stale line anchor in `patch` is an `invalid_request` carrying `line_check` (as identedit
+/// reports it); `edit` and `apply` keep `precondition_failed`.
+fn stale_line_type(error: Error) -> Error {
+    if error.code == crate::error::Code::PreconditionFailed
+        && error.details.contains_key("line_check")
+    {
+        error.typed("invalid_request")
+    } else {
+        error
+    }
 }
 
 fn usage(message: impl Into<String>) -> Error {
@@ -168,13 +204,33 @@ fn payload(
             bytes
         }
     };
-    String::from_utf8(bytes).map_err(|_| usage("the payload is not valid UTF-8"))
+    String::from_utf8(bytes).map_err(|_| {
+        Error::new(
+            crate::error::Code::FileUnsupported,
+            format!("the payload of {flag} is not valid UTF-8"),
+        )
+        .detail("reason", "not_utf8")
+    })
 }
 
 fn operation(ws: &Workspace, args: &PatchArgs) -> Result<NodeOp> {
     let mut ops = Vec::new();
     if let Some(v) = &args.replace {
         ops.push(NodeOp::Replace(payload(ws, args, v, "--replace")?));
+    }
+    if let Some(v) = &args.set_line {
+        ops.push(NodeOp::Replace(payload(ws, args, v, "--set-line")?));
+    }
+    if let Some(v) = &args.replace_range {
+        ops.push(NodeOp::Replace(payload(ws, args, v, "--replace-range")?));
+    }
+    if let Some(v) = &args.insert_after_line {
+        ops.push(NodeOp::InsertAfter(payload(
+            ws,
+            args,
+            v,
+            "--insert-after-line",
+        )?));
     }
     if args.delete {
         ops.push(NodeOp::Delete);
@@ -193,10 +249,10 @@ fn operation(ws: &Workspace, args: &PatchArgs) -> Result<NodeOp> {
     if let Some(v) = &args.insert {
         ops.push(NodeOp::Insert(payload(ws, args, v, "--insert")?));
     }
-    if let (Some(pattern), Some(replacement)) = (&args.scoped_regex, &args.scoped_replacement) {
+    if let (Some(pattern), Some(v)) = (&args.scoped_regex, &args.scoped_replacement) {
         ops.push(NodeOp::ScopedRegex {
             pattern: pattern.clone(),
-            replacement: replacement.clone(),
+            replacement: payload(ws, args, v, "--scoped-replacement")?,
         });
     }
     match ops.len() {

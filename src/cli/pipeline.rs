@@ -93,7 +93,8 @@ fn apply(
         allow_signature_change: true,
         ..plan.clone()
     };
-    let proven = txn::execute(ws, &proving, dry).map_err(|e| located(ws, plan, e))?;
+    let proven = txn::execute(ws, &proving, dry)
+        .map_err(|e| changed_since_built(ws, &loaded.doc, located(ws, plan, e)))?;
     let verified = changeset::verify(&loaded, &proven)?;
     let pinned = pin(ws, plan, &proven);
     let (mut report, recovered) =
@@ -101,6 +102,27 @@ fn apply(
             .map_err(|e| located(ws, plan, e))?;
     add_verification(&mut report, &loaded, &verified);
     Ok((report, recovered))
+}
+
+/// A target the changeset resolved that is gone from a file whose bytes changed since the
+/// changeset was built is a failed precondition (re-read and rebuild), as identedit reports it.
+fn changed_since_built(ws: &Workspace, doc: &Map<String, Value>, error: Error) -> Error {
+    use crate::error::Code;
+    if !matches!(error.code, Code::TargetMissing | Code::AnchorMissing) {
+        return error;
+    }
+    let Some(Value::String(rel)) = error.details.get("path") else {
+        return error;
+    };
+    let recorded = doc.get("files_read").and_then(|f| f.get(rel.as_str()));
+    let now = std::fs::read(ws.root.join(rel)).map(|b| crate::plan::Digest::of(&b).to_hex());
+    match (recorded.and_then(Value::as_str), now) {
+        (Some(built), Ok(now)) if built != now => error
+            .typed("precondition_failed")
+            .detail("changed_since_built", true)
+            .hint("The file changed since `edit --json` built this changeset: re-read it and rebuild."),
+        _ => error,
+    }
 }
 
 /// An engine error with `request_pointers`: the operations it names, or else every operation

@@ -120,6 +120,9 @@ fn work_tree(
         crate::git::index::stage(ws, &outcome.files)?;
     }
     let mut report = report::outcome(plan, &outcome, flags.diff);
+    if !flags.diff && !flags.no_diff && !outcome.dry_run {
+        report::commit_diff(&mut report, &outcome);
+    }
     report.json.insert("receipt".into(), receipt);
     if flags.stage {
         report

@@ -5,7 +5,7 @@
 //!  "target": {"type": "node", "identity": "…16 hex…", "kind": "function_definition",
 //!             "expected_old_hash": "…16 hex…", "span_hint": {"start": 10, "end": 80}},
 //!  "op": {"type": "replace", "new_text": "…"},
-//!  "options": {"auto_repair": false, "dry_run": false, "verbose": false}}
+//!  "options": {"auto_repair": false, "dry_run": false, "verbose": false, "no_diff": false}}
 //! ```
 //! Targets: `node` (the default when `type` is omitted), `symbol {name}`,
 //! `selector {kind, name?, exclude_kinds?}`, `line {anchor, end_anchor?}`,
@@ -41,6 +41,8 @@ struct OptionsWire {
     dry_run: bool,
     #[serde(default)]
     verbose: bool,
+    #[serde(default)]
+    no_diff: bool,
 }
 
 #[derive(Deserialize)]
@@ -80,6 +82,10 @@ struct OpWire {
 pub struct PatchRequest {
     pub plan: Plan,
     pub dry_run: bool,
+    /// `options.no_diff`: leave the committed write's `diff` view out.
+    pub no_diff: bool,
+    /// `options.verbose`: add the `applied` list.
+    pub verbose: bool,
 }
 
 fn malformed(message: impl Into<String>) -> Error {
@@ -127,7 +133,40 @@ fn target(wire: TargetWire) -> Result<(Target, Option<Digest>)> {
     Ok((target, file_hash))
 }
 
+/// The fields each operation takes besides `type`; any other field contradicts the operation.
+fn op_fields(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "replace" | "set_line" | "replace_lines" | "replace_range" | "insert" => &["new_text"],
+        "insert_before" | "insert_after" | "insert_after_line" | "line_insert_after" => {
+            &["new_text", "text"]
+        }
+        "scoped_regex" => &["pattern", "replacement"],
+        _ => &[],
+    }
+}
+
+fn check_fields(wire: &OpWire) -> Result<()> {
+    let given = [
+        ("new_text", wire.new_text.is_some()),
+        ("text", wire.text.is_some()),
+        ("pattern", wire.pattern.is_some()),
+        ("replacement", wire.replacement.is_some()),
+    ];
+    let allowed = op_fields(&wire.kind);
+    if let Some((field, _)) = given.iter().find(|(f, on)| *on && !allowed.contains(f)) {
+        return Err(malformed(format!(
+            "operation `{}` takes no `{field}`: drop it, or choose the operation that uses it",
+            wire.kind
+        )));
+    }
+    if wire.new_text.is_some() && wire.text.is_some() {
+        return Err(malformed("give `new_text` or `text`, not both"));
+    }
+    Ok(())
+}
+
 fn operation(wire: OpWire) -> Result<NodeOp> {
+    check_fields(&wire)?;
     let text = |wire_text: Option<String>| required(wire_text, "op.new_text");
     Ok(match wire.kind.as_str() {
         "replace" | "set_line" | "replace_lines" | "replace_range" => {
@@ -158,14 +197,16 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
     if request.command.as_deref().is_some_and(|c| c != "patch") {
         return Err(malformed("`command` must be \"patch\""));
     }
-    let _ = request.options.verbose;
     let kind = if config::wire::is_config_target(&request.target) {
         config::wire::op_kind(&request.target, &request.op)?
     } else {
         let wire = |e: serde_json::Error| malformed(format!("the patch request is invalid: {e}"));
         let (target, expected) = target(serde_json::from_value(request.target).map_err(wire)?)?;
-        let op = operation(serde_json::from_value(request.op).map_err(wire)?)?;
+        let op_wire: OpWire = serde_json::from_value(request.op).map_err(wire)?;
+        let op_name = op_wire.kind.clone();
+        let op = operation(op_wire)?;
         op.check(&target).map_err(malformed)?;
+        crate::plan::check_line_op(&op_name, &target).map_err(malformed)?;
         OpKind::Targeted {
             target,
             op,
@@ -178,5 +219,7 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
     Ok(PatchRequest {
         plan,
         dry_run: request.options.dry_run,
+        no_diff: request.options.no_diff,
+        verbose: request.options.verbose,
     })
 }

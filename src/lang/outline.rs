@@ -25,6 +25,10 @@ pub struct Item {
     pub end_line: usize,
     /// Number of enclosing named structures.
     pub depth: usize,
+    /// A second view of a structure (JSON's `key` and the `object` a key holds, as identedit
+    /// lists them): addressable by identity and selector, not by symbol, and no scope.
+    #[serde(skip)]
+    pub alias: bool,
 }
 
 impl Item {
@@ -116,6 +120,47 @@ pub fn touches(span: &Range<usize>, ranges: &[Range<usize>]) -> bool {
         .any(|r| span.start <= r.end && r.start <= span.end)
 }
 
+fn item_of(node: Node<'_>, name: &str, qualified: String, depth: usize, source: &[u8]) -> Item {
+    let end = trimmed_end(node, source);
+    Item {
+        kind: node.kind().to_owned(),
+        name: name.to_owned(),
+        span: node.start_byte()..end,
+        node_end: node.end_byte(),
+        start_line: node.start_position().row + 1,
+        end_line: end_line(node, end, source),
+        depth,
+        qualified_name: qualified,
+        alias: false,
+    }
+}
+
+/// The `key` of a JSON pair: its key string, named by the key, in the pair's qualified name.
+fn json_key(pair: Node<'_>, qualified: &str, depth: usize, source: &[u8]) -> Option<Item> {
+    let key = pair
+        .child_by_field_name("key")
+        .filter(|_| pair.kind() == "pair")?;
+    let name = crate::lang::names::key(pair, source)?;
+    let mut item = item_of(key, &name, qualified.to_owned(), depth, source);
+    item.kind = "key".to_owned();
+    item.alias = true;
+    Some(item)
+}
+
+/// A JSON object that is the value of a pair (named by its key) or the document's root
+/// (unnamed); objects inside arrays are structures of their own.
+fn json_object(node: Node<'_>, outer: &str, depth: usize, source: &[u8]) -> Option<Item> {
+    let parent = node.parent().filter(|_| node.kind() == "object")?;
+    let name = match parent.kind() {
+        "pair" => crate::lang::names::key(parent, source)?,
+        "document" => String::new(),
+        _ => return None,
+    };
+    let mut item = item_of(node, &name, outer.to_owned(), depth, source);
+    item.alias = true;
+    Some(item)
+}
+
 fn walk(
     provider: &Provider,
     tree: &Tree,
@@ -136,6 +181,7 @@ fn walk(
             scope.pop();
         }
         let structure = table.get(usize::from(node.kind_id())).copied().flatten();
+        let mut named = false;
         if let Some(name) = structure
             .filter(|_| relevant)
             .and_then(|s| name_of(s, node, source))
@@ -144,18 +190,16 @@ fn walk(
                 Some((_, outer)) => format!("{outer}.{name}"),
                 None => name.clone(),
             };
-            let end = trimmed_end(node, source);
-            items.push(Item {
-                kind: node.kind().to_owned(),
-                name,
-                span: node.start_byte()..end,
-                node_end: node.end_byte(),
-                start_line: node.start_position().row + 1,
-                end_line: end_line(node, end, source),
-                depth: scope.len(),
-                qualified_name: qualified.clone(),
-            });
+            items.push(item_of(node, &name, qualified.clone(), scope.len(), source));
+            if provider.name == "json" {
+                items.extend(json_key(node, &qualified, scope.len() + 1, source));
+            }
             scope.push((node.end_byte(), qualified));
+            named = true;
+        }
+        if relevant && provider.name == "json" && !named {
+            let outer = scope.last().map_or("", |(_, q)| q.as_str());
+            items.extend(json_object(node, outer, scope.len(), source));
         }
         if relevant && cursor.goto_first_child() {
             continue;

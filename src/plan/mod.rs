@@ -381,6 +381,29 @@ impl NodeOp {
     }
 }
 
+/// Refuses a line operation named by a request (`set_line`, `replace_lines`, …) on a target
+/// that is not a line, and a single-line operation given an end anchor.
+pub fn check_line_op(name: &str, target: &Target) -> Result<(), String> {
+    let lines = matches!(target, Target::Lines { .. });
+    let ranged = matches!(target, Target::Lines { end: Some(_), .. });
+    let line_op = matches!(
+        name,
+        "set_line" | "replace_lines" | "replace_range" | "insert_after_line" | "line_insert_after"
+    );
+    if line_op && !lines {
+        return Err(format!(
+            "`{name}` is a line operation but the target is not a line: use a `line` target \
+             (`anchor` from `read --mode line`), or `replace` / `insert_after` for a structure"
+        ));
+    }
+    if ranged && matches!(name, "set_line" | "insert_after_line" | "line_insert_after") {
+        return Err(format!(
+            "`{name}` takes one line: drop `end_anchor`, or use `replace_lines` for a range"
+        ));
+    }
+    Ok(())
+}
+
 /// A block of a text dialect: `search` (whole lines, possibly empty) replaced by `replace`.
 ///
 /// Matching goes down the tolerance ladder (exact bytes, line endings, trailing whitespace,

@@ -39,10 +39,9 @@ pub fn file_diff(change: &FileChange) -> String {
         Action::Modified => {
             let _ = write!(out, "--- a/{path}\n+++ b/{path}\n");
             merge(
-                change
-                    .ranges
-                    .iter()
-                    .map(|(o, n)| widen(old, new, o.clone(), n.clone()))
+                same_line(old, &change.ranges)
+                    .into_iter()
+                    .map(|(o, n)| widen(old, new, o, n))
                     .collect(),
             )
         }
@@ -143,6 +142,28 @@ fn widen(old: &[u8], new: &[u8], o: Range<usize>, n: Range<usize>) -> (Range<usi
         ne += step;
     }
     (o.start - back..oe, n.start - back..ne)
+}
+
+/// Joins replaced ranges that share a line of the old text (widening one alone would walk
+/// over the other as if its bytes were unchanged). The bytes between two ranges are the same
+/// on both sides, so the joined range covers both in each text.
+fn same_line(
+    old: &[u8],
+    ranges: &[(Range<usize>, Range<usize>)],
+) -> Vec<(Range<usize>, Range<usize>)> {
+    let mut sorted = ranges.to_vec();
+    sorted.sort_by_key(|r| r.0.start);
+    let mut out: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    for (o, n) in sorted {
+        match out.last_mut() {
+            Some(last) if o.start >= last.0.end && !old[last.0.end..o.start].contains(&b'\n') => {
+                last.0.end = o.end;
+                last.1.end = n.end;
+            }
+            _ => out.push((o, n)),
+        }
+    }
+    out
 }
 
 /// Joins regions that touch or share lines.
@@ -320,4 +341,23 @@ fn gap_lines<'a>(
             .copied(),
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_replacements_on_one_line_make_one_region() {
+        let (old, new) = (b"foo X foo\nz\n".as_slice(), b"Y X Y\nz\n".as_slice());
+        let ranges = [(0..3, 0..1), (6..9, 4..5)];
+        let regions: Vec<_> = same_line(old, &ranges)
+            .into_iter()
+            .map(|(o, n)| widen(old, new, o, n))
+            .collect();
+        assert_eq!(regions, vec![(0..10, 0..6)]);
+        let mut out = String::new();
+        hunks(&mut out, old, new, &regions);
+        assert_eq!(out, "@@ -1,2 +1,2 @@\n-foo X foo\n+Y X Y\n z\n");
+    }
 }

@@ -113,6 +113,50 @@ fn file_text(change: &FileChange, dry_run: bool) -> String {
     format!("{verb} {}{what}  {digests}\n", change.path.rel)
 }
 
+/// The fields identedit's readers check: `changed` (the content changes), `transaction`
+/// (`committed` or `dry_run`), `summary.files_modified` / `operations_applied` (also at the
+/// top, with `applied_mode`: `strict`, or `repair` when an anchor was remapped), and
+/// `regex_replacements` when a scoped regex ran.
+fn seed_fields(json: &mut Map<String, Value>, outcome: &Outcome, files: usize, ops: usize) {
+    // As identedit reports it: whether the content changes (a dry run included); whether it
+    // was written is `transaction.status`.
+    json.insert("changed".into(), (files > 0).into());
+    json.insert("operations_applied".into(), ops.into());
+    let repaired = outcome
+        .files
+        .iter()
+        .flat_map(|c| &c.edits)
+        .any(|e| !e.repaired.is_empty());
+    let mode = if repaired { "repair" } else { "strict" };
+    json.insert("applied_mode".into(), mode.into());
+    let status = if outcome.dry_run {
+        "dry_run"
+    } else {
+        "committed"
+    };
+    json.insert(
+        "transaction".into(),
+        json!({"mode": "all_or_nothing", "status": status}),
+    );
+    if let Some(Value::Object(summary)) = json.get_mut("summary") {
+        summary.insert("files_modified".into(), files.into());
+        summary.insert("operations_applied".into(), ops.into());
+        summary.insert("operations_failed".into(), 0.into());
+    }
+    let regex: Vec<usize> = outcome
+        .files
+        .iter()
+        .flat_map(|c| &c.edits)
+        .filter_map(|e| e.regex_replacements)
+        .collect();
+    if !regex.is_empty() {
+        json.insert(
+            "regex_replacements".into(),
+            regex.iter().sum::<usize>().into(),
+        );
+    }
+}
+
 /// The report of an applied (or dry-run) plan.
 pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
     let (changed, unchanged): (Vec<&FileChange>, Vec<&FileChange>) = outcome
@@ -149,6 +193,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
             "files_changed": changed.len(), "operations": edits, "replacements": replacements,
         }),
     );
+    seed_fields(&mut json, outcome, changed.len(), edits);
     json.insert(
         "structure_changes".into(),
         structure::structure_changes(&outcome.files),
@@ -193,12 +238,49 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
     }
 }
 
+/// identedit's `applied` list (`--verbose`): per changed file, the operations applied.
+pub fn applied(json: &Map<String, Value>) -> Value {
+    let files = json.get("changed_files").and_then(Value::as_array);
+    files
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            let ops = f["edits"].as_array().map_or(0, Vec::len);
+            json!({"file": f["path"], "operations_applied": ops, "operations_total": ops, "status": "applied"})
+        })
+        .collect()
+}
+
+/// identedit's view of a committed write: `diff: {text, file_moves}`, the unified diff of what
+/// was actually written and the files moved (`{from, to}`).
+pub fn commit_diff(report: &mut Report, outcome: &Outcome) {
+    let changed = outcome
+        .files
+        .iter()
+        .filter(|c| c.action != Action::Unchanged);
+    let text: String = changed.map(diff::file_diff).collect();
+    let moves: Vec<Value> = outcome
+        .files
+        .iter()
+        .filter_map(|c| match &c.moved {
+            Some(crate::txn::change::Moved::From(from)) => {
+                Some(json!({"from": from, "to": c.path.rel}))
+            }
+            _ => None,
+        })
+        .collect();
+    report
+        .json
+        .insert("diff".into(), json!({"text": text, "file_moves": moves}));
+}
+
 /// The `error` object of a failure document.
 pub fn error_json(error: &Error) -> Value {
     let mut doc = json!({
         "code": error.code.as_str(),
-        "type": error.code.as_str(),
+        "type": error.type_name(),
         "message": error.message,
+        "suggestion": error.effective_hint(),
         "next_action": error.code.next_action(),
         "hint": error.effective_hint(),
         "details": error.details,

@@ -85,7 +85,7 @@ impl FileView {
 
 fn item_json(item: &Item, view: &FileView, verbose: bool) -> Value {
     let mut v = json!({
-        "target_type": "node", "file": view.path, "kind": item.kind, "name": item.name,
+        "target_type": "node", "file": view.path, "kind": item.kind, "name": (!item.name.is_empty()).then_some(&item.name),
         "qualified_name": item.qualified_name, "start_line": item.start_line, "end_line": item.end_line,
         "span": {"start": item.span.start, "end": item.span.end},
         "identity": item.identity(view.text.as_bytes()), "expected_old_hash": item.hash(view.text.as_bytes()),

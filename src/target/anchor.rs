@@ -110,6 +110,12 @@ pub fn resolve(
         term(first)
     };
     let join = |payload: &str| payload_lines(payload).join(own);
+    // An empty replacement of a range leaves no line behind: the lines are deleted (one line
+    // replaced by nothing stays, empty).
+    let op = match op {
+        NodeOp::Replace(payload) if payload.is_empty() && end.is_some() => &NodeOp::Delete,
+        other => other,
+    };
     let (range, new) = match op {
         NodeOp::Replace(payload) => (
             lines[first].start..lines[last].end,

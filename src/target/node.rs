@@ -3,8 +3,9 @@
 //! splices of node operations.
 //!
 //! Node text is raw: a replacement is written verbatim over the node's bytes (indentation
-//! before the node stays). A node alone on its lines is deleted with those lines, and text
-//! inserted before or after it goes on lines of its own.
+//! before the node stays), and text inserted before or after it is spliced verbatim at its
+//! first or last byte (a payload brings its own line breaks). A node alone on its lines is
+//! deleted with those lines.
 
 use serde_json::{Value, json};
 
@@ -12,7 +13,6 @@ use crate::error::{Code, Error, Result};
 use crate::lang::outline::Item;
 use crate::plan::splice::Splice;
 use crate::plan::{NodeOp, Target};
-use crate::target::lines::dominant_terminator;
 
 const MAX_CANDIDATES: usize = 16;
 
@@ -25,14 +25,26 @@ pub struct Resolved {
     pub regex_replacements: Option<usize>,
 }
 
+/// The first non-blank line of a node, at most 120 characters (identedit's `preview`).
+fn preview(node: &str) -> String {
+    let line = node
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    line.trim().chars().take(120).collect()
+}
+
 fn candidates(items: &[&Item], text: &str) -> (Value, Option<Value>) {
     let list: Vec<Value> = items
         .iter()
         .take(MAX_CANDIDATES)
         .map(|i| {
-            let first = text[i.span.clone()].lines().next().unwrap_or_default();
-            json!({"identity": i.identity(text.as_bytes()), "kind": i.kind, "qualified_name": i.qualified_name,
-                   "line": i.start_line, "end_line": i.end_line, "text": first})
+            let node = &text[i.span.clone()];
+            let first = node.lines().next().unwrap_or_default();
+            json!({"identity": i.identity(text.as_bytes()), "expected_old_hash": i.hash(text.as_bytes()),
+                   "kind": i.kind, "name": i.name, "qualified_name": i.qualified_name,
+                   "span": {"start": i.span.start, "end": i.span.end},
+                   "line": i.start_line, "end_line": i.end_line, "text": first, "preview": preview(node)})
         })
         .collect();
     let summary = (items.len() > MAX_CANDIDATES)
@@ -80,6 +92,7 @@ pub fn glob(pattern: &str) -> Result<regex::Regex> {
             format!("bad name glob `{pattern}`: {why}"),
         )
         .detail("reason", "invalid_selector")
+        .typed("invalid_selector")
         .hint("Globs take `*`, `?` and classes `[abc]`, `[a-z]`, `[!x]`; write `[[]` for a literal `[`.")
     };
     let chars: Vec<char> = pattern.chars().collect();
@@ -131,8 +144,26 @@ fn glob_class(chars: &[char], open: usize) -> Option<(String, usize)> {
     None
 }
 
-/// A way of matching a symbol, and its name in `matched_by`.
-type Tier<'a> = (&'a dyn Fn(&Item) -> bool, &'static str);
+/// How `symbol` names `item` (its `matched_by`), if it does: the whole qualified name, its
+/// tail (`inner` or `Outer.inner` of `Mod.Outer.inner`), or the structure's own name.
+fn symbol_match(item: &Item, symbol: &str) -> Option<&'static str> {
+    if item.alias {
+        return None;
+    }
+    let tail = item
+        .qualified_name
+        .strip_suffix(symbol)
+        .is_some_and(|head| head.ends_with('.'));
+    if item.qualified_name == symbol {
+        Some("symbol")
+    } else if tail {
+        Some("symbol_suffix")
+    } else if item.name == symbol {
+        Some("symbol_name")
+    } else {
+        None
+    }
+}
 
 /// Picks the one structure a target names.
 pub fn find<'i>(
@@ -148,19 +179,21 @@ pub fn find<'i>(
     };
     match target {
         Target::Symbol(symbol) => {
-            let what = format!("symbol `{symbol}`");
-            let suffix = format!(".{symbol}");
-            let tiers: [Tier<'_>; 3] = [
-                (&|i| i.qualified_name == *symbol, "symbol"),
-                (&|i| i.qualified_name.ends_with(&suffix), "symbol_suffix"),
-                (&|i| i.name == *symbol, "symbol_name"),
-            ];
-            for (test, how) in tiers {
-                if let Some(hit) = one(items.iter().filter(|i| test(i)).collect(), &what, how)? {
-                    return Ok(hit);
+            // Every structure the name could mean counts: an exact qualified name does not
+            // win over a method or a local of the same name (the caller must choose).
+            let what = format!("symbol='{symbol}'");
+            let found: Vec<(&Item, &'static str)> = items
+                .iter()
+                .filter_map(|i| symbol_match(i, symbol).map(|how| (i, how)))
+                .collect();
+            match found.as_slice() {
+                [(item, how)] => Ok((item, how)),
+                [] => Err(missing(&what, items, path)),
+                _ => {
+                    let all: Vec<&Item> = found.iter().map(|(i, _)| *i).collect();
+                    Err(ambiguous(&what, &all, text, path))
                 }
             }
-            Err(missing(&what, items, path))
         }
         Target::Selector {
             kind,
@@ -282,14 +315,6 @@ fn blank(s: &str) -> bool {
     s.chars().all(|c| c == ' ' || c == '\t')
 }
 
-fn terminated(payload: &str, term: &str) -> String {
-    if payload.ends_with('\n') || payload.ends_with('\r') || payload.is_empty() {
-        payload.to_owned()
-    } else {
-        format!("{payload}{term}")
-    }
-}
-
 /// The splice of `op` on the structure `item`: a replacement covers the node; a deletion
 /// and insertions use its extent (with its `export`, attributes, comments, `;` or `,`).
 pub fn splice(
@@ -308,14 +333,6 @@ pub fn splice(
     let ls = line_start(text, a);
     let (le, after_term) = line_end(text, b);
     let own_lines = blank(&text[ls..a]) && blank(&text[b..le]);
-    let term = {
-        let t = &text[le..after_term];
-        if t.is_empty() {
-            dominant_terminator(text)
-        } else {
-            t
-        }
-    };
     let result = match op {
         NodeOp::Replace(new) => at(item.span.clone(), new.clone()),
         NodeOp::ScopedRegex {
@@ -330,15 +347,8 @@ pub fn splice(
             at(ls - prev_term..le, String::new())
         }
         NodeOp::Delete => at(a..b, String::new()),
-        NodeOp::InsertBefore(new) if blank(&text[ls..a]) => at(ls..ls, terminated(new, term)),
+        // Payloads are verbatim at the structure's byte boundary: no line break of ours.
         NodeOp::InsertBefore(new) => at(a..a, new.clone()),
-        NodeOp::InsertAfter(new) if blank(&text[b..le]) && after_term > le => {
-            at(after_term..after_term, terminated(new, term))
-        }
-        NodeOp::InsertAfter(new) if blank(&text[b..le]) => at(
-            le..le,
-            format!("{term}{}", new.trim_end_matches(['\n', '\r'])),
-        ),
         NodeOp::InsertAfter(new) => at(b..b, new.clone()),
         NodeOp::MoveOut => at(a..b, String::new()),
         NodeOp::MoveIn(m) => {
@@ -428,6 +438,7 @@ mod tests {
             start_line: 1,
             end_line: 1,
             depth: 0,
+            alias: false,
         }
     }
 
@@ -441,32 +452,28 @@ mod tests {
     fn whole_line_nodes_take_their_lines_with_them() {
         let text = "a\n    def f(): pass\nb\n";
         assert_eq!(run(text, "def f(): pass", NodeOp::Delete), "a\nb\n");
-        assert_eq!(
-            run(
-                text,
-                "def f(): pass",
-                NodeOp::InsertBefore("    x = 1".into())
-            ),
-            "a\n    x = 1\n    def f(): pass\nb\n"
-        );
-        assert_eq!(
-            run(
-                text,
-                "def f(): pass",
-                NodeOp::InsertAfter("    y = 2\n".into())
-            ),
-            "a\n    def f(): pass\n    y = 2\nb\n"
-        );
         assert_eq!(run("x = f(1) + 2\n", "f(1)", NodeOp::Delete), "x =  + 2\n");
-        assert_eq!(
-            run(
-                "a\r\nfn f() {}",
-                "fn f() {}",
-                NodeOp::InsertAfter("fn g() {}".into())
-            ),
-            "a\r\nfn f() {}\r\nfn g() {}"
-        );
         assert_eq!(run("a\r\nfn f() {}", "fn f() {}", NodeOp::Delete), "a");
+    }
+
+    #[test]
+    fn inserted_payloads_are_spliced_verbatim_at_the_node_boundary() {
+        let text = "a\n    def f(): pass\nb\n";
+        let before = NodeOp::InsertBefore("# c\n    ".into());
+        assert_eq!(
+            run(text, "def f(): pass", before),
+            "a\n    # c\n    def f(): pass\nb\n"
+        );
+        let after = NodeOp::InsertAfter("\n# e2e-after".into());
+        assert_eq!(
+            run(text, "def f(): pass", after),
+            "a\n    def f(): pass\n# e2e-after\nb\n"
+        );
+        let glued = NodeOp::InsertAfter("fn g() {}".into());
+        assert_eq!(
+            run("a\r\nfn f() {}", "fn f() {}", glued),
+            "a\r\nfn f() {}fn g() {}"
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Turning a path the caller wrote into a checked path inside the workspace.
 //!
-//! Refused with `path_refused`: empty, absolute and `..` paths, anything under `.git/` (or the
-//! plain-directory state folder), paths outside the root, and parents that are symlinks leaving
+//! `..` is resolved lexically and an absolute path inside the root is taken as root-relative
+//! (as git does). Refused with `path_refused`: empty paths, absolute paths outside the root, anything under `.git/` (or the plain-directory state folder), paths that leave the
+//! root, and parents that are symlinks leaving
 //! the root. The final component is checked when the file is read or created.
 
 use std::collections::HashSet;
@@ -55,17 +56,30 @@ pub fn resolve_with(
             "it names a directory; give a file path",
         ));
     }
-    if raw.starts_with('/') || raw.starts_with('\\') {
+    // An absolute path inside the root is taken as root-relative (as git takes one).
+    let root = ws.root.to_string_lossy();
+    let inside = raw
+        .strip_prefix(root.as_ref())
+        .and_then(|rest| rest.strip_prefix('/'));
+    let absolute = raw.starts_with('/') || raw.starts_with('\\');
+    if absolute && inside.is_none() {
+        // A file that does not exist anywhere is missing, wherever it was meant to be.
+        if std::fs::symlink_metadata(raw).is_err() {
+            return Err(
+                Error::new(Code::InputNotFound, format!("{raw} does not exist"))
+                    .detail("path", raw),
+            );
+        }
         return Err(refused(
             spec,
             "absolute",
-            "absolute paths are not allowed; name it relative to the repository root",
+            "an absolute path outside the repository; name a file inside it",
         ));
     }
     let mut parts: Vec<&str> = Vec::new();
-    let prefix = match spec.base {
-        PathBase::Root => String::new(),
-        PathBase::Cwd => ws.cwd_prefix().ok_or_else(|| {
+    let prefix = match (spec.base, inside) {
+        (_, Some(_)) | (PathBase::Root, None) => String::new(),
+        (PathBase::Cwd, None) => ws.cwd_prefix().ok_or_else(|| {
             refused(
                 spec,
                 "outside_root",
@@ -74,15 +88,19 @@ pub fn resolve_with(
         })?,
     };
     parts.extend(prefix.split('/').filter(|p| !p.is_empty()));
+    let raw = inside.unwrap_or(raw);
     for part in raw.split('/') {
         match part {
             "" | "." => {}
+            // Resolved lexically, as git resolves `..` in a path: only leaving the root is refused.
             ".." => {
-                return Err(refused(
-                    spec,
-                    "parent_segment",
-                    "`..` segments are not allowed",
-                ));
+                if parts.pop().is_none() {
+                    return Err(refused(
+                        spec,
+                        "outside_root",
+                        "`..` leads out of the repository",
+                    ));
+                }
             }
             part => parts.push(part),
         }
@@ -212,9 +230,25 @@ mod tests {
             check("/etc/passwd", PathBase::Root),
             Err("\"absolute\"".into())
         );
+        assert_eq!(check("a/../b", PathBase::Root), Ok("b".into()));
         assert_eq!(
-            check("a/../b", PathBase::Root),
-            Err("\"parent_segment\"".into())
+            check("/nonexistent/root/sub/../c.txt", PathBase::Cwd),
+            Ok("c.txt".into())
+        );
+        let missing = PathSpec {
+            raw: "/nonexistent/rootless/c.txt".into(),
+            base: PathBase::Cwd,
+        };
+        let err = resolve(&ws(), &missing).expect_err("outside the root");
+        assert_eq!(err.code, Code::InputNotFound);
+        assert_eq!(check("../c.txt", PathBase::Cwd), Ok("c.txt".into()));
+        assert_eq!(
+            check("../b", PathBase::Root),
+            Err("\"outside_root\"".into())
+        );
+        assert_eq!(
+            check("../../c.txt", PathBase::Cwd),
+            Err("\"outside_root\"".into())
         );
         assert_eq!(
             check(".git/config", PathBase::Root),

@@ -87,7 +87,10 @@ fn existing_file(path: &TargetPath) -> Result<Metadata> {
     if kind.is_symlink() {
         return Err(Error::new(
             Code::PathRefused,
-            format!("{} is a symlink; edit the file it points to", path.rel),
+            format!(
+                "{} is a symbolic link (symlink); edit the file it points to",
+                path.rel
+            ),
         )
         .detail("path", path.rel.as_str())
         .detail("reason", "symlink"));

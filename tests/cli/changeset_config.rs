@@ -111,9 +111,10 @@ fn new_keys_at_one_insertion_point_are_all_created() {
 }
 
 /// The seed's preview command, `apply --dry-run --diff --color never`, works as written;
-/// `--color` is global (before or after the subcommand), never colours, and refuses a bad value.
+/// `--color` is global (before or after the subcommand), colours a diff only with `always`
+/// (as identedit does), and refuses a bad value.
 #[test]
-fn color_is_accepted_everywhere_and_never_colours() {
+fn color_is_accepted_everywhere_and_colours_only_when_always() {
     let repo = Repo::new();
     repo.write("config.yaml", CONFIG).commit();
     let request = json!({"command": "edit", "file": "config.yaml", "operations": [
@@ -127,8 +128,17 @@ fn color_is_accepted_everywhere_and_never_colours() {
         let out = repo.run_stdin(args, &changeset.to_string());
         assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
         let diff = String::from_utf8_lossy(&out.stdout);
-        assert!(diff.contains("-  retries: 3\n+  retries: 7\n"), "{diff}");
-        assert!(!diff.contains('\u{1b}'), "coloured: {diff}");
+        if args.contains(&"always") {
+            assert!(
+                diff.contains(
+                    "\u{1b}[31m-  retries: 3\u{1b}[0m\n\u{1b}[32m+  retries: 7\u{1b}[0m\n"
+                ),
+                "{diff}"
+            );
+        } else {
+            assert!(diff.contains("-  retries: 3\n+  retries: 7\n"), "{diff}");
+            assert!(!diff.contains('\u{1b}'), "coloured: {diff}");
+        }
     }
     let (rc, doc) = repo.json(&["read", "--color", "never", "--json", "config.yaml"]);
     assert_eq!(rc, 0, "{doc}");

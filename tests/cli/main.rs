@@ -13,6 +13,7 @@ mod edit;
 mod help;
 mod hook_notes;
 mod hooks;
+mod identedit;
 mod languages;
 mod ledger;
 mod ledger_text;

@@ -62,6 +62,7 @@ pub fn compile(
             return Err(bad(at, "a `file` target takes only `move`"));
         };
         op.check(&t).map_err(|m| bad(at, m))?;
+        crate::plan::check_line_op(kind, &t).map_err(|m| bad(at, m))?;
         let kind = OpKind::Targeted {
             target: t,
             op,

@@ -134,14 +134,14 @@ fn create(
         match segment {
             Segment::Key(k) => keys.push(k.as_str()),
             Segment::Index(_) => {
-                return Err(missing(path, depth, "does not exist")
-                    .hint("--create-missing creates keys, never array elements."));
+                return Err(missing(path, depth, "does not exist: --create-missing creates keys, never array elements; add one with the append operation (--append-value)")
+                    .typed("invalid_request"));
             }
         }
     }
     if object.kind() != "object" {
-        return Err(missing(path, depth, "does not exist")
-            .hint("--create-missing creates keys, never array elements."));
+        return Err(missing(path, depth, "does not exist: --create-missing creates keys, never array elements; add one with the append operation (--append-value)")
+                    .typed("invalid_request"));
     }
     let flow = Flow::of(object);
     let unit = indent_unit(src);

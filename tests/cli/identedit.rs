@@ -1,0 +1,263 @@
+//! identedit conformance: requests shaped as identedit's skill document teaches them (flag
+//! form, `patch --json`, `edit --json`), one folder each under `fixtures/identedit/`:
+//! `input/` (the tree before), `cmd.json` (`{"args", "stdin"?: FILE, "cwd"?: DIR}`; `{root}` in
+//! an argument is the repository's absolute path),
+//! `outcome.json` (`{"exit"?, "type"?, "code"?, "expect"?: {JSON pointer: value}, "absent"?:
+//! [JSON pointer]}`) and
+//! `expected/` (the tree after; absent: the tree must equal `input/`, byte for byte). A
+//! refusal must name the seed's `error.type` and write nothing.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{Repo, parse_one_document, run_with_stdin};
+use crate::scenarios::files;
+
+fn check_document(name: &str, rc: i32, doc: &Value, outcome: &Value) {
+    match outcome["exit"].as_i64() {
+        Some(exit) => assert_eq!(i64::from(rc), exit, "{name}: exit: {doc}"),
+        None => assert_ne!(rc, 0, "{name}: must fail: {doc}"),
+    }
+    if let Some(ty) = outcome["type"].as_str() {
+        assert_eq!(doc["error"]["type"], ty, "{name}: error.type: {doc}");
+        assert!(doc["error"]["suggestion"].is_string(), "{name}: suggestion");
+    }
+    if let Some(code) = outcome["code"].as_str() {
+        assert_eq!(doc["error"]["code"], code, "{name}: error.code: {doc}");
+    }
+    for pointer in outcome["absent"].as_array().into_iter().flatten() {
+        let pointer = pointer.as_str().unwrap_or_default();
+        assert!(
+            doc.pointer(pointer).is_none(),
+            "{name}: {pointer} present: {doc}"
+        );
+    }
+    if let Some(Value::Object(expect)) = outcome.get("expect") {
+        for (pointer, value) in expect {
+            assert_eq!(
+                doc.pointer(pointer),
+                Some(value),
+                "{name}: {pointer}: {doc}"
+            );
+        }
+    }
+}
+
+fn run_case(dir: &Path) {
+    let name = dir.display().to_string();
+    let read_json = |file: &str| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.join(file)).expect(file)).expect(file)
+    };
+    let (cmd, outcome) = (read_json("cmd.json"), read_json("outcome.json"));
+    let repo = Repo::new();
+    let input = files(&dir.join("input"));
+    for (rel, bytes) in &input {
+        repo.write(rel, bytes);
+    }
+    repo.commit();
+    // `{root}` in an argument is the repository's absolute path.
+    let root = repo.path().to_string_lossy().into_owned();
+    let args: Vec<String> = cmd["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|a| a.replace("{root}", &root))
+        .collect();
+    let stdin = cmd["stdin"]
+        .as_str()
+        .map(|f| std::fs::read_to_string(dir.join(f)).expect("stdin file"))
+        .unwrap_or_default();
+    let mut command = repo.cmd();
+    command.args(&args);
+    if let Some(cwd) = cmd["cwd"].as_str() {
+        command.current_dir(repo.path().join(cwd));
+    }
+    let out = run_with_stdin(&mut command, &stdin);
+    let doc = parse_one_document(&out);
+    check_document(&name, out.status.code().unwrap_or(-1), &doc, &outcome);
+    let expected_dir = dir.join("expected");
+    let expected = if expected_dir.exists() {
+        files(&expected_dir)
+    } else {
+        input
+    };
+    let tree: std::collections::BTreeMap<String, Vec<u8>> = repo
+        .tree()
+        .into_iter()
+        .filter(|(k, _)| !k.ends_with('/'))
+        .collect();
+    assert_eq!(tree, expected, "{name}: tree after the command");
+}
+
+#[test]
+fn every_identedit_conformance_case_holds() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/identedit");
+    let mut cases: Vec<_> = std::fs::read_dir(&root)
+        .expect("fixtures/identedit")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    cases.sort();
+    let failed: Vec<String> = cases
+        .iter()
+        .filter(|case| std::panic::catch_unwind(|| run_case(case)).is_err())
+        .map(|case| case.display().to_string())
+        .collect();
+    assert!(failed.is_empty(), "failing cases: {failed:#?}");
+    assert!(cases.len() >= 30, "found {} cases", cases.len());
+}
+
+/// Every error type of the seed's recovery table is one `capabilities` maps codes to.
+#[test]
+fn capabilities_map_every_code_to_a_seed_error_type() {
+    let repo = Repo::new();
+    let (rc, doc) = repo.json(&["capabilities"]);
+    assert_eq!(rc, 0);
+    let types: Vec<&str> = doc["error_types"]
+        .as_array()
+        .expect("error_types")
+        .iter()
+        .filter_map(|t| t["type"].as_str())
+        .collect();
+    for ty in [
+        "invalid_request",
+        "precondition_failed",
+        "target_missing",
+        "ambiguous_target",
+        "parse_failure",
+        "no_provider",
+        "io_error",
+        "invalid_selector",
+        "resource_busy",
+        "path_changed",
+        "serialization_error",
+    ] {
+        assert!(types.contains(&ty), "{ty} missing from capabilities");
+    }
+    for code in doc["error_codes"].as_array().expect("error_codes") {
+        let ty = code["type"].as_str().expect("type of a code");
+        assert!(types.contains(&ty), "{code}");
+    }
+}
+
+/// Every contradictory or incomplete combination of target, operation, payload and output
+/// flags is `invalid_request`, and nothing is written.
+#[test]
+fn contradictory_patch_flags_are_refused_before_anything_is_written() {
+    let repo = Repo::new();
+    repo.write("a.py", "def f(x):\n    return x\n")
+        .write("body.txt", "def f(x):\n    return 1\n")
+        .commit();
+    let before = repo.tree();
+    let f = ["patch", "a.py", "--symbol", "f"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        f.iter().copied().chain(extra.iter().copied()).collect()
+    };
+    let table: Vec<Vec<&str>> = vec![
+        with(&["--delete", "--text-file", "body.txt"]),
+        with(&["--delete", "--stdin-text"]),
+        with(&["--replace", "x", "--text-file", "body.txt"]),
+        with(&["--replace", "x", "--stdin-text"]),
+        with(&["--replace", "x", "--diff"]),
+        with(&["--replace", "x", "--delete"]),
+        with(&["--replace", "x", "--insert-after", "y"]),
+        with(&[]),
+        with(&["--insert-after", "x", "--end-anchor", "1:00000000"]),
+        with(&["--replace", "x", "--at", "file-end"]),
+        with(&["--replace", "x", "--kind", "function_definition"]),
+        with(&["--scoped-replacement", "y", "--delete"]),
+        with(&["--delete", "--set-value", "1"]),
+        with(&["--delete", "--create-missing"]),
+        with(&["--delete", "--occurrence", "2"]),
+        with(&["--delete", "--all"]),
+        with(&["--delete", "--config-path", "a"]),
+        with(&["--insert", "x"]),
+        vec!["patch", "a.py", "--kind", "function_definition", "--delete"],
+        vec!["patch", "a.py", "--name", "f", "--delete"],
+        vec!["patch", "a.py", "--delete"],
+        vec!["patch", "a.py", "--find", "x", "--delete"],
+        vec!["patch", "a.py", "--find", "x", "--insert-after", "y"],
+        vec!["patch", "a.py", "--config-path", "a", "--replace", "1"],
+        vec!["patch", "a.py", "--config-path", "a"],
+        vec![
+            "patch",
+            "a.py",
+            "--at",
+            "1:00000000",
+            "--end-anchor",
+            "2:00000000",
+            "--insert-after",
+            "x",
+        ],
+        vec!["patch", "--json", "--stdin-text"],
+        vec!["patch", "--json", "--text-file", "body.txt"],
+        vec!["patch", "--json", "--dry-run", "--diff"],
+        vec!["patch", "--json", "a.py"],
+        vec!["patch", "--json", "--symbol", "f"],
+        vec!["patch", "--from-diff", "body.txt", "a.py", "--delete"],
+        vec!["patch", "--from-diff", "body.txt", "a.py", "--dry-run"],
+        vec!["patch", "--from-diff", "body.txt", "a.py", "--json"],
+    ];
+    let request = r#"{"command":"patch","file":"a.py","target":{"type":"symbol","name":"f"},"op":{"type":"delete"}}"#;
+    for args in &table {
+        let (rc, doc) = repo.json_stdin(args, request);
+        assert_ne!(rc, 0, "{args:?}: {doc}");
+        assert_eq!(doc["error"]["type"], "invalid_request", "{args:?}: {doc}");
+        assert_eq!(repo.tree(), before, "{args:?} wrote");
+    }
+}
+
+/// The seed's failed-diff handoff: a unique candidate's `target` and `op` go into
+/// `patch --json` as they are, and the block lands where the diff meant it.
+#[test]
+fn a_failed_diff_candidate_promotes_into_patch_json() {
+    let repo = Repo::new();
+    repo.write(
+        "e.py",
+        "def f(a):\n    return a\n\n\ndef g(a):\n    return a\n",
+    )
+    .write(
+        "failed.diff",
+        "--- a/e.py\n+++ b/e.py\n@@ -5,2 +5,2 @@\n def g(a):\n-    return a\n+    return a * 2\n",
+    )
+    .commit();
+    let (rc, handoff) = repo.json(&["patch", "--from-diff", "failed.diff", "e.py"]);
+    assert_eq!(rc, 0, "{handoff}");
+    let candidate = &handoff["changes"][0]["candidates"][0];
+    assert_eq!(handoff["changes"][0]["status"], "unique");
+    let request = serde_json::json!({"command": "patch", "file": handoff["file"],
+        "target": candidate["target"], "op": candidate["op"]});
+    let (rc, doc) = repo.json_stdin(&["patch", "--json"], &request.to_string());
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        repo.text("e.py"),
+        "def f(a):\n    return a\n\n\ndef g(a):\n    return a * 2\n"
+    );
+}
+
+/// identedit's stale changeset: the structure it deletes changed after `edit --json` built
+/// it, so `apply` is `precondition_failed` and writes nothing.
+#[test]
+fn a_changeset_whose_target_changed_since_it_was_built_is_precondition_failed() {
+    let repo = Repo::new();
+    let json = "{\n  \"config\": {\n    \"retries\": 3\n  }\n}\n";
+    repo.write("c.json", json).commit();
+    let (rc, read) = repo.json(&["read", "--json", "--kind", "object", "c.json"]);
+    assert_eq!(rc, 0, "{read}");
+    let root = &read["handles"][0];
+    assert!(root["name"].is_null(), "{read}");
+    let request = serde_json::json!({"command": "edit", "file": "c.json", "operations": [{
+        "identity": root["identity"], "kind": "object",
+        "expected_old_hash": root["expected_old_hash"], "op": {"type": "delete"}}]});
+    let out = repo.run_stdin(&["edit", "--json"], &request.to_string());
+    assert!(out.status.success());
+    let changeset = String::from_utf8(out.stdout).expect("utf8");
+    let mutated = json.replace("\"retries\": 3", "\"retries\": 4");
+    repo.write("c.json", &mutated);
+    let (rc, doc) = repo.json_stdin(&["apply"], &changeset);
+    assert_ne!(rc, 0);
+    assert_eq!(doc["error"]["type"], "precondition_failed", "{doc}");
+    assert_eq!(repo.text("c.json"), mutated);
+}
