@@ -384,8 +384,10 @@ impl NodeOp {
 /// A block of a text dialect: `search` (whole lines, possibly empty) replaced by `replace`.
 ///
 /// Matching goes down the tolerance ladder (exact bytes, line endings, trailing whitespace,
-/// indentation, Unicode punctuation) and must be unique at the tier that matches. A block whose
-/// `search` is absent but whose `replace` is present exactly once is already applied.
+/// indentation, Unicode punctuation, blank lines at the edges) and must be unique across every
+/// tier. Lines on both sides keep the file's bytes; only changed lines come from the block. A
+/// block whose `replace` is present once, around every match of `search` (or where `search` is
+/// absent), is already applied.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Block {
     pub search: String,
@@ -397,4 +399,19 @@ pub struct Block {
     pub at_eof: bool,
     /// Where the hunk says it starts in the file (1-based; unified diffs): a hint only.
     pub hint_line: Option<usize>,
+    /// How the body's lines pair up, in order, when the dialect says it (diff and Codex bodies:
+    /// context lines are [`Side::Both`]); empty when the ladder aligns `search` and `replace`
+    /// itself with a line diff (SEARCH/REPLACE blocks).
+    pub script: Vec<Side>,
+}
+
+/// Which sides of a block one of its body lines is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Context: on both sides, so the file's own bytes are kept.
+    Both,
+    /// Removed: in `search` only.
+    Old,
+    /// Added: in `replace` only.
+    New,
 }

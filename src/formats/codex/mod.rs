@@ -30,7 +30,7 @@
 //! with `--overwrite`).
 
 use crate::error::{Code, Error, Result};
-use crate::plan::{Block, Op, OpKind, Origin, PathBase, PathSpec, Plan};
+use crate::plan::{Block, Op, OpKind, Origin, PathBase, PathSpec, Plan, Side};
 
 const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";
@@ -374,6 +374,11 @@ impl<'a> Compiler<'a> {
         };
         for text in pending.body {
             let rest = text.get(1..).unwrap_or_default();
+            block.script.push(match text.as_bytes().first() {
+                Some(b'+') => Side::New,
+                Some(b'-') => Side::Old,
+                _ => Side::Both,
+            });
             for (side, skip) in [(&mut block.search, '+'), (&mut block.replace, '-')] {
                 if !text.starts_with(skip) {
                     side.push_str(rest);

@@ -35,7 +35,7 @@
 //!   `+++ ` line always starts the next file, even where the counts say the hunk goes on.
 
 use crate::error::{Code, Error, Result};
-use crate::plan::{Block, Op, OpKind, Origin, PathBase, PathSpec, Plan};
+use crate::plan::{Block, Op, OpKind, Origin, PathBase, PathSpec, Plan, Side};
 
 /// One hunk: its index among all hunks, its header line and its block.
 struct Hunk {
@@ -228,6 +228,7 @@ impl<'a> Parser<'a> {
             replace,
             at_eof,
             hint_line,
+            script: script(body),
             ..Block::default()
         };
         let index = self.hunks;
@@ -397,6 +398,17 @@ fn side_text(body: &[&str], first: usize, old: bool) -> Result<(String, bool)> {
         }
     }
     Ok((text, open))
+}
+
+/// The side of every body line (no-newline markers are on none).
+fn script(body: &[&str]) -> Vec<Side> {
+    let side = |line: &&str| match line.as_bytes().first() {
+        Some(b'\\') => None,
+        Some(b'-') => Some(Side::Old),
+        Some(b'+') => Some(Side::New),
+        _ => Some(Side::Both),
+    };
+    body.iter().filter_map(side).collect()
 }
 
 /// A `rename from` / `rename to` path (C-quoted or raw, relative to the repository).

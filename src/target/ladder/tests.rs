@@ -130,3 +130,124 @@ fn anchors_and_pure_additions() {
         b"def f():\n    pass\ndef g():\n    return 1\n"
     );
 }
+
+fn run_block(
+    text: &str,
+    block: &Block,
+    exact: bool,
+) -> std::result::Result<(String, &'static str), &'static str> {
+    let r = resolve(
+        block,
+        &FileText::new(text),
+        "f",
+        0,
+        "blocks[0]",
+        Digest::of(b""),
+        exact,
+    )
+    .map_err(|e| e.code.as_str())?;
+    let out = crate::plan::splice::apply(text.as_bytes(), &r.splices);
+    Ok((String::from_utf8_lossy(&out).into_owned(), r.matched_by))
+}
+
+#[test]
+fn unchanged_lines_keep_the_files_bytes() {
+    assert_eq!(
+        run("a()   \nb\nc\t\n", "a()\nb\nc\n", "a()\nB\nc\n"),
+        Ok(("a()   \nB\nc\t\n".into(), "trailing_whitespace"))
+    );
+    assert_eq!(
+        run(
+            "say(\"hi\")\nx = 1\n",
+            "say(\u{201c}hi\u{201d})\nx = 1\n",
+            "say(\u{201c}hi\u{201d})\nx = 2\n"
+        ),
+        Ok(("say(\"hi\")\nx = 2\n".into(), "unicode_punctuation"))
+    );
+    assert_eq!(
+        run(
+            "one\r\ntwo\nthree\r\nfour\n",
+            "two\nthree\nfour\n",
+            "two\nTHREE\nfour\nfive\n"
+        ),
+        Ok(("one\r\ntwo\nTHREE\r\nfour\nfive\n".into(), "line_endings"))
+    );
+    assert_eq!(
+        run(
+            "    if x:\n        go()   \n",
+            "if x:\n    go()\n",
+            "if x:\n    stop()\n    go()\n"
+        ),
+        Ok((
+            "    if x:\n        stop()\n        go()   \n".into(),
+            "indentation"
+        ))
+    );
+}
+
+#[test]
+fn a_dialects_pairing_decides_which_line_goes() {
+    use crate::plan::Side::{Both, Old};
+    let block = Block {
+        search: "same\nsame\n".into(),
+        replace: "same\n".into(),
+        script: vec![Old, Both],
+        ..Block::default()
+    };
+    assert_eq!(
+        run_block("same\r\nsame\n", &block, false),
+        Ok(("same\n".into(), "line_endings"))
+    );
+}
+
+#[test]
+fn an_exact_match_has_no_priority_over_a_tolerant_twin() {
+    let text = "if a:\n    x()\n    y()\nx()\ny()\n";
+    let block = Block {
+        search: "x()\ny()\n".into(),
+        replace: "x()\nz()\n".into(),
+        ..Block::default()
+    };
+    assert_eq!(run_block(text, &block, false), Err("anchor_ambiguous"));
+    assert_eq!(
+        run_block(text, &block, true),
+        Ok(("if a:\n    x()\n    y()\nx()\nz()\n".into(), "exact"))
+    );
+}
+
+#[test]
+fn blank_edges_the_file_lacks_are_dropped() {
+    assert_eq!(
+        run("a\nb\nc\n", "\nb\n\n", "\nB\n\n"),
+        Ok(("a\nB\nc\n".into(), "blank_lines"))
+    );
+    assert_eq!(
+        run("a\nb\n\nb\n", "\nb\nc\n", "\nB\nc\n"),
+        Err("anchor_missing")
+    );
+}
+
+#[test]
+fn retries_never_duplicate() {
+    assert_eq!(
+        run("a\nc\n", "a\n", "a\nb\n"),
+        Ok(("a\nb\nc\n".into(), "exact"))
+    );
+    assert_eq!(
+        run("a\nb\nc\n", "a\n", "a\nb\n"),
+        Ok(("a\nb\nc\n".into(), "already_applied"))
+    );
+    assert_eq!(
+        run("a\nb\nc\n", "c\n", "b\nc\n"),
+        Ok(("a\nb\nc\n".into(), "already_applied"))
+    );
+    assert_eq!(
+        run("a\nc\n", "a\nb\nc\n", "a\nc\n"),
+        Ok(("a\nc\n".into(), "already_applied"))
+    );
+    // Only whitespace changes: the search still matches, so it applies.
+    assert_eq!(
+        run("f()   \n", "f()   \n", "f()\n"),
+        Ok(("f()\n".into(), "exact"))
+    );
+}
