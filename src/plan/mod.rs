@@ -403,6 +403,10 @@ pub struct Block {
     /// context lines are [`Side::Both`]); empty when the ladder aligns `search` and `replace`
     /// itself with a line diff (SEARCH/REPLACE blocks).
     pub script: Vec<Side>,
+    /// Other readings of a SEARCH/REPLACE block whose divider cannot be told from the code's
+    /// own `=======` lines: `(search, replace)` pairs. The ladder tries every reading (this
+    /// block's first) against the file; exactly one may match.
+    pub readings: Vec<(String, String)>,
 }
 
 /// Which sides of a block one of its body lines is on.

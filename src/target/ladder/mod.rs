@@ -168,6 +168,9 @@ pub fn resolve(
         op,
         digest,
     };
+    if !block.readings.is_empty() {
+        return readings(block, file, &ctx, exact);
+    }
     let (text, lines) = (file.text, file.lines());
     let from = after_anchors(block, lines, text, &ctx)?;
     if block.search.is_empty() {
@@ -205,6 +208,58 @@ pub fn resolve(
         }
         [] => Err(missing(block, file, &ctx)),
         several => Err(ambiguous(several, &ctx, trimmed)),
+    }
+}
+
+/// A block whose divider is one of several `=======` lines: the reading whose SEARCH part
+/// matches the file applies (of several, the one with the longest SEARCH part, which holds the
+/// others); two matching readings of that length are ambiguous.
+fn readings(block: &Block, file: &FileText<'_>, ctx: &Ctx<'_>, exact: bool) -> Result<Resolved> {
+    let first = (block.search.clone(), block.replace.clone());
+    let all = std::iter::once(first).chain(block.readings.iter().cloned());
+    let mut matched = Vec::new();
+    let mut first_error = None;
+    for (n, (search, replace)) in all.enumerate() {
+        let reading = Block {
+            search,
+            replace,
+            readings: Vec::new(),
+            ..block.clone()
+        };
+        let len = reading.search.len();
+        match resolve(
+            &reading, file, ctx.path, ctx.op, ctx.label, ctx.digest, exact,
+        ) {
+            Ok(resolved) => matched.push((len, n, resolved)),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    // A reading that matches with a longer SEARCH part holds the shorter ones (a SEARCH part
+    // cut at an earlier `=======` is a prefix of it): the longest one is the evidence.
+    let longest = matched.iter().map(|m| m.0).max().unwrap_or(0);
+    matched.retain(|m| m.0 == longest);
+    if matched.len() > 1 {
+        let which: Vec<usize> = matched.iter().map(|(_, n, _)| n + 1).collect();
+        return Err(Error::new(
+            Code::AnchorAmbiguous,
+            format!(
+                "{}: the block holds several `=======` lines, and {} readings of it match {}",
+                ctx.label,
+                which.len(),
+                ctx.path
+            ),
+        )
+        .detail("path", ctx.path)
+        .detail("edit", ctx.op)
+        .detail("readings", which)
+        .hint("Indent or reword the code's own `=======` line, or split the block."));
+    }
+    match (matched.pop(), first_error) {
+        (Some((_, _, resolved)), _) => Ok(resolved),
+        (None, Some(e)) => Err(e),
+        (None, None) => Err(Error::internal("a block without readings")),
     }
 }
 
