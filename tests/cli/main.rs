@@ -21,6 +21,7 @@ mod scenarios;
 mod scope;
 mod symbols;
 mod syntax;
+mod tolerance;
 mod undo;
 mod verify;
 

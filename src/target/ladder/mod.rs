@@ -416,4 +416,6 @@ pub fn candidates(block: &Block, text: &str) -> Vec<Candidate> {
 }
 
 #[cfg(test)]
+mod props;
+#[cfg(test)]
 mod tests;
