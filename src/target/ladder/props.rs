@@ -149,7 +149,7 @@ proptest! {
         let term = |i: usize| match endings {
             0 => "\n",
             1 => "\r\n",
-            _ => if i % 2 == 0 { "\r\n" } else { "\n" },
+            _ => if i.is_multiple_of(2) { "\r\n" } else { "\n" },
         };
         let text: String = gens.iter().enumerate()
             .map(|(i, g)| format!("{}{}", content(i, g, tabs), term(i)))
