@@ -165,9 +165,12 @@ pub enum OpKind {
     Restore {
         content: std::sync::Arc<Vec<u8>>,
         expected: Option<Digest>,
-        /// A re-created file gets the executable bit (mode 100755).
+        /// The mode the file gets back: executable (100755) or not.
         executable: bool,
     },
+    /// Set (or clear) the file's executable bit, git mode 100755 (or 100644), with its other
+    /// operations (a git diff's `old mode` / `new mode`, a new file of mode 100755).
+    Mode { executable: bool },
     /// Set, append or delete the value at a config path of a JSON, YAML or TOML file.
     Config {
         config: ConfigOp,

@@ -1,5 +1,5 @@
 //! The ladder end to end: what the reports say about tolerant matches, twins, blank lines and
-//! retries, and the failed-diff handoff's refusal of several files.
+//! retries, the failed-diff handoff's refusal of several files, and diffs' mode changes.
 
 use serde_json::Value;
 
@@ -86,4 +86,46 @@ fn from_diff_refuses_a_diff_of_several_files() {
         doc["error"]["details"]["files"],
         serde_json::json!(["a.txt", "b.txt"])
     );
+}
+
+fn executable(repo: &Repo, rel: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(repo.path().join(rel)).expect("meta");
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[test]
+fn a_diff_sets_the_executable_bit_and_undo_clears_it() {
+    let repo = Repo::new();
+    repo.write("run.sh", "echo hi\n").commit();
+    let mode_only = "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n";
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], mode_only);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(executable(&repo, "run.sh"));
+    assert_eq!(repo.text("run.sh"), "echo hi\n");
+    let (rc, doc) = repo.json(&["verify"]);
+    assert_eq!(rc, 0, "{doc}");
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(!executable(&repo, "run.sh"));
+    let with_hunk = "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n--- a/run.sh\n+++ b/run.sh\n@@ -1 +1 @@\n-echo hi\n+echo hello\n";
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], with_hunk);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(executable(&repo, "run.sh"));
+    assert_eq!(repo.text("run.sh"), "echo hello\n");
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(!executable(&repo, "run.sh"));
+    assert_eq!(repo.text("run.sh"), "echo hi\n");
+}
+
+#[test]
+fn a_new_file_of_mode_100755_is_executable() {
+    let repo = Repo::new();
+    repo.write("a.txt", "a\n").commit();
+    let diff = "diff --git a/tool.sh b/tool.sh\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/tool.sh\n@@ -0,0 +1 @@\n+echo tool\n";
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], diff);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(executable(&repo, "tool.sh"));
+    assert_eq!(repo.text("tool.sh"), "echo tool\n");
 }
