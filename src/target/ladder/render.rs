@@ -108,8 +108,10 @@ impl<'a> Body<'a> {
         if !self.script.is_empty() || (self.old.is_empty() && self.new.is_empty()) {
             return Cow::Borrowed(&self.script);
         }
+        // Diffed from the end, so that of equal lines the later ones pair up: removing the
+        // first of two equal lines keeps the second one's bytes, as a diff would say it.
         let keys = |side: &[SideLine<'_>]| -> Vec<String> {
-            side.iter().map(|l| tier.line_key(l.text)).collect()
+            side.iter().rev().map(|l| tier.line_key(l.text)).collect()
         };
         let (old, new) = (keys(&self.old), keys(&self.new));
         let mut out = Vec::with_capacity(old.len() + new.len());
@@ -122,6 +124,7 @@ impl<'a> Body<'a> {
                 out.extend(std::iter::repeat_n(Side::New, n.len()));
             }
         }
+        out.reverse();
         Cow::Owned(out)
     }
 }

@@ -251,3 +251,11 @@ fn retries_never_duplicate() {
         Ok(("f()\n".into(), "exact"))
     );
 }
+
+#[test]
+fn removing_one_of_two_equal_lines_in_a_block() {
+    assert_eq!(
+        run("same\r\nsame\n", "same\nsame\n", "same\n"),
+        Ok(("same\n".into(), "line_endings"))
+    );
+}
