@@ -149,7 +149,8 @@ def build(rng, path, cls):
         before = [l[:-1] + "\r\n" for l in before]
         expected = applied(before, term="\r\n")
     elif cls == "curly_punctuation":
-        entries = [(m, curly(t) if m == " " else t) for m, t in entries]
+        # Curled on the unchanged lines, or (half the time) on every line of the edit.
+        entries = [(m, curly(t) if m == " " or reverse else t) for m, t in entries]
     elif cls == "leading_blank_line":
         entries = [(" ", "")] + entries
     elif cls == "elision":

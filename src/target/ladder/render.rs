@@ -6,7 +6,8 @@
 //! trailing whitespace, quotes, their own line ending. Each run of removed and added lines
 //! becomes one splice over the removed lines' bytes; the added lines come from the block,
 //! re-indented by the matched shift in the file's style (indentation tiers only) and ended like
-//! the lines they replace or sit next to. At the end of the file, the final-newline state is
+//! the lines they replace or sit next to (when the block curled quotes the file has straight,
+//! the new lines' curly quotes are straightened too). At the end of the file, the final-newline state is
 //! kept unless a diff says otherwise (`\ No newline at end of file` on one side only).
 
 use std::borrow::Cow;
@@ -210,9 +211,9 @@ impl Placed<'_, '_, '_> {
             text.push_str(self.eol(m - 1));
         }
         let new = &self.body.new[run.new.clone()];
-        let tabs = self.tabs();
+        let (tabs, straighten) = (self.tabs(), self.curled());
         for (k, line) in new.iter().enumerate() {
-            text.push_str(&self.restyled(line.text, tabs));
+            text.push_str(&self.restyled(line.text, tabs, straighten));
             let term = if k + 1 == new.len() && b == m {
                 self.final_term(run, last_open, a + k)
             } else {
@@ -257,12 +258,25 @@ impl Placed<'_, '_, '_> {
     }
 
     /// A new line, re-indented by the matched shift in the file's style on the indentation
-    /// tiers (kept as written when the shift is nil and it is already in that style).
-    fn restyled<'l>(&self, line: &'l str, tabs: bool) -> Cow<'l, str> {
-        let (indent, rest) = split_indent(line);
+    /// tiers (kept as written when the shift is nil and it is already in that style). When the
+    /// block's quotes were curled where the file has straight ones, its new lines' are too, and
+    /// are straightened like them.
+    fn restyled(&self, line: &str, tabs: bool, straighten: bool) -> String {
+        let line = match straighten {
+            true => line
+                .chars()
+                .map(|c| match c {
+                    '\u{2018}' | '\u{2019}' => '\'',
+                    '\u{201c}' | '\u{201d}' => '"',
+                    c => c,
+                })
+                .collect(),
+            false => line.to_owned(),
+        };
+        let (indent, rest) = split_indent(&line);
         let shift = self.found.shift;
         if !self.found.tier.restyles() || rest.is_empty() {
-            return Cow::Borrowed(line);
+            return line;
         }
         let styled = if tabs {
             !indent.trim_start_matches('\t').contains('\t')
@@ -271,7 +285,7 @@ impl Placed<'_, '_, '_> {
             !indent.contains('\t')
         };
         if shift == 0 && styled {
-            return Cow::Borrowed(line);
+            return line;
         }
         let width = (indent_width(indent) as isize + shift).max(0) as usize;
         let indent = if tabs {
@@ -279,6 +293,18 @@ impl Placed<'_, '_, '_> {
         } else {
             " ".repeat(width)
         };
-        Cow::Owned(format!("{indent}{rest}"))
+        format!("{indent}{rest}")
+    }
+
+    /// The block's old side has curly quotes and the matched file lines have none.
+    fn curled(&self) -> bool {
+        const CURLY: [char; 4] = ['\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}'];
+        if self.found.tier != Tier::Punctuation {
+            return false;
+        }
+        let text = self.file.text;
+        let w = self.window();
+        let window = &text[w[0].start..w[w.len() - 1].end];
+        !window.contains(CURLY) && self.body.old.iter().any(|l| l.text.contains(CURLY))
     }
 }

@@ -259,3 +259,24 @@ fn removing_one_of_two_equal_lines_in_a_block() {
         Ok(("same\n".into(), "line_endings"))
     );
 }
+
+#[test]
+fn quotes_curled_everywhere_are_straightened_in_changed_lines_too() {
+    assert_eq!(
+        run(
+            "x = \"a\"\ny = 'b'\n",
+            "x = \u{201c}a\u{201d}\ny = \u{2018}b\u{2019}\n",
+            "x = \u{201c}a\u{201d}\ny = \u{2018}c\u{2019}\n"
+        ),
+        Ok(("x = \"a\"\ny = 'c'\n".into(), "unicode_punctuation"))
+    );
+    // The file has curly quotes of its own: the block's new lines are taken as written.
+    assert_eq!(
+        run(
+            "s = \"\u{201c}a\u{201d}\"\nt = 1\n",
+            "s = \"\u{201c}a\u{201d}\"\nt = 1\n",
+            "s = \"\u{201c}b\u{201d}\"\nt = 1\n"
+        ),
+        Ok(("s = \"\u{201c}b\u{201d}\"\nt = 1\n".into(), "exact"))
+    );
+}
