@@ -21,7 +21,7 @@ use std::borrow::Cow;
 
 use crate::error::{Code, Error, Result};
 use crate::plan::splice::Splice;
-use crate::plan::{Block, Digest};
+use crate::plan::{Block, Digest, Side};
 use crate::target::diagnose;
 use crate::target::lines::{Endings, FileText, Line, dominant_terminator};
 use render::{Body, Placed};
@@ -182,7 +182,7 @@ pub fn resolve(
         exact_only: exact,
     };
     let (found, body, trimmed) = matches(file, Body::of(block), scope);
-    if already_applied(file, &found, &body.new, scope) {
+    if already_applied(file, &found, &body, scope) {
         return Ok(Resolved {
             splices: Vec::new(),
             matched_by: "already_applied",
@@ -264,21 +264,50 @@ fn readings(block: &Block, file: &FileText<'_>, ctx: &Ctx<'_>, exact: bool) -> R
 }
 
 /// The replacement occurs once, and every match of the search lies inside it (or there is
-/// none): the block was applied before.
-fn already_applied(
-    file: &FileText<'_>,
-    found: &[Found],
-    new: &[SideLine<'_>],
-    scope: Scope,
-) -> bool {
+/// none): the block was applied before. Not when the search is absent and a line it removes
+/// at its edge still stands, changed, beside the occurrence: that is stale text.
+fn already_applied(file: &FileText<'_>, found: &[Found], body: &Body<'_>, scope: Scope) -> bool {
     let old_len = found.first().map_or(0, |f| f.len);
+    let new = &body.new;
     if new.is_empty() || (!found.is_empty() && new.len() <= old_len) {
         return false;
     }
     match find_all(file, new, scope).as_slice() {
+        [occurrence] if found.is_empty() => !stale_edge(file, occurrence, body),
         [occurrence] => found.iter().all(|f| f.inside(occurrence)),
         _ => false,
     }
+}
+
+/// Whether a line the block removes at its first (last) line resembles the file line just
+/// above (below) the replacement's occurrence: the same start, at least half of the shorter.
+fn stale_edge(file: &FileText<'_>, occurrence: &Found, body: &Body<'_>) -> bool {
+    let script = body.script(tier::Tier::TrailingWhitespace);
+    let keys = file.keys();
+    let resembles = |removed: &SideLine<'_>, at: Option<usize>| {
+        let Some(line) = at.and_then(|i| keys.get(i)) else {
+            return false;
+        };
+        let removed = tier::key(removed.text);
+        let common = line
+            .chars()
+            .zip(removed.chars())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let shorter = line.chars().count().min(removed.chars().count());
+        !removed.is_empty() && (common == shorter || common >= 4.max(shorter / 2))
+    };
+    let first = matches!(script.first(), Some(Side::Old))
+        && body
+            .old
+            .first()
+            .is_some_and(|l| resembles(l, occurrence.first.checked_sub(1)));
+    let last = matches!(script.last(), Some(Side::Old))
+        && body
+            .old
+            .last()
+            .is_some_and(|l| resembles(l, Some(occurrence.first + occurrence.len)));
+    first || last
 }
 
 fn ambiguous(found: &[Found], ctx: &Ctx<'_>, trimmed: bool) -> Error {

@@ -105,7 +105,7 @@ impl<'a> Body<'a> {
     }
 
     /// The pairing: the dialect's, or a line diff under `tier`.
-    fn script(&self, tier: Tier) -> Cow<'_, [Side]> {
+    pub fn script(&self, tier: Tier) -> Cow<'_, [Side]> {
         if !self.script.is_empty() || (self.old.is_empty() && self.new.is_empty()) {
             return Cow::Borrowed(&self.script);
         }

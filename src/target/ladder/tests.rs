@@ -280,3 +280,25 @@ fn quotes_curled_everywhere_are_straightened_in_changed_lines_too() {
         Ok(("s = \"\u{201c}b\u{201d}\"\nt = 1\n".into(), "exact"))
     );
 }
+
+#[test]
+fn a_stale_deletion_is_not_already_applied() {
+    // Retried: the removed line is gone.
+    assert_eq!(
+        run(
+            "a = 1\nb = 2\nend()\n",
+            "a = 1\nb = 2\nold_call(x)\n",
+            "a = 1\nb = 2\n"
+        ),
+        Ok(("a = 1\nb = 2\nend()\n".into(), "already_applied"))
+    );
+    // Stale: the line to remove was changed meanwhile and still stands there.
+    assert_eq!(
+        run(
+            "a = 1\nb = 2\nold_call(y)\n",
+            "a = 1\nb = 2\nold_call(x)\n",
+            "a = 1\nb = 2\n"
+        ),
+        Err("anchor_missing")
+    );
+}
