@@ -375,7 +375,10 @@ fn nearest(
         return None;
     }
     let mut best: Option<(&'static str, usize, usize, usize)> = None;
-    for start in 0..lines.len() {
+    // A run starts where the first line matches at the loosest tier: where the keys agree.
+    let first = tier::key(wanted.first()?.text);
+    let keys = file.keys();
+    for start in (0..lines.len()).filter(|&i| keys[i] == first) {
         let longest = (1..=wanted.len().min(lines.len() - start))
             .take_while(|&k| {
                 tier::classify(file.text, &lines[start..start + k], &wanted[..k], false).is_some()
