@@ -51,3 +51,9 @@ pub fn apply(plan: &Plan, ops: &[usize], mut change: FileChange) -> FileChange {
     }
     change
 }
+
+/// The operations of a group other than its mode change (a created file may take one).
+pub fn content_ops(plan: &Plan, ops: &[usize]) -> Vec<usize> {
+    let mode = |i: &usize| matches!(plan.ops[*i].kind, OpKind::Mode { .. });
+    ops.iter().copied().filter(|i| !mode(i)).collect()
+}

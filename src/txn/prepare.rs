@@ -84,15 +84,9 @@ fn group(ws: &Workspace, plan: &Plan) -> Result<Vec<Group>> {
                 OpKind::Create { .. } | OpKind::Delete { .. }
             )
         });
-        let mode = |i: usize| matches!(plan.ops[i].kind, OpKind::Mode { .. });
-        let others = g.ops.iter().filter(|&&i| !mode(i)).count();
-        if let (Some(&lone), true) = (whole_file, others > 1) {
-            let other = g
-                .ops
-                .iter()
-                .copied()
-                .find(|&i| i != lone && !mode(i))
-                .unwrap_or(lone);
+        let others = super::mode::content_ops(plan, &g.ops);
+        if let (Some(&lone), true) = (whole_file, others.len() > 1) {
+            let other = others.iter().copied().find(|&i| i != lone).unwrap_or(lone);
             let why = "names the same file as";
             let rule = "a file that is created or deleted takes no other operation";
             return Err(conflict(
