@@ -136,6 +136,22 @@ fn insertion(
     })
 }
 
+/// A retried insertion: its text already stands right after its anchor lines, or (an append)
+/// at the end of the file.
+fn inserted_before(block: &Block, file: &FileText<'_>, from: usize, exact: bool) -> bool {
+    let appends = block.anchors.is_empty() && block.at_eof;
+    if block.replace.is_empty() || (!appends && block.anchors.is_empty()) {
+        return false;
+    }
+    let scope = Scope {
+        from,
+        at_eof: appends,
+        exact_only: exact,
+    };
+    let hits = find_all(file, &tier::side_lines(&block.replace), scope);
+    hits.iter().any(|f| appends || f.first == from)
+}
+
 /// The windows a body's old side matches, and the body they apply with (blank edges dropped
 /// for the `blank_lines` tier).
 fn matches<'b>(file: &FileText<'_>, body: Body<'b>, scope: Scope) -> (Vec<Found>, Body<'b>, bool) {
@@ -174,6 +190,12 @@ pub fn resolve(
     let (text, lines) = (file.text, file.lines());
     let from = after_anchors(block, lines, text, &ctx)?;
     if block.search.is_empty() {
+        if inserted_before(block, file, from, exact) {
+            return Ok(Resolved {
+                splices: Vec::new(),
+                matched_by: "already_applied",
+            });
+        }
         return insertion(block, text, lines, from, &ctx);
     }
     let scope = Scope {

@@ -302,3 +302,37 @@ fn a_stale_deletion_is_not_already_applied() {
         Err("anchor_missing")
     );
 }
+
+#[test]
+fn retried_appends_and_anchored_insertions_are_already_applied() {
+    let append = Block {
+        replace: "tue\n".into(),
+        at_eof: true,
+        ..Block::default()
+    };
+    assert_eq!(
+        run_block("mon\n", &append, false),
+        Ok(("mon\ntue\n".into(), "end_of_file"))
+    );
+    assert_eq!(
+        run_block("mon\ntue\n", &append, false),
+        Ok(("mon\ntue\n".into(), "already_applied"))
+    );
+    let anchored = Block {
+        replace: "    x = 1\n".into(),
+        anchors: vec!["def f():".into()],
+        ..Block::default()
+    };
+    assert_eq!(
+        run_block("def f():\n    x = 1\n", &anchored, false),
+        Ok(("def f():\n    x = 1\n".into(), "already_applied"))
+    );
+    // The same line elsewhere is no evidence.
+    assert_eq!(
+        run_block("def f():\n    y = 2\n    x = 1\n", &anchored, false),
+        Ok((
+            "def f():\n    x = 1\n    y = 2\n    x = 1\n".into(),
+            "anchor"
+        ))
+    );
+}
