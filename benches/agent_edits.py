@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 CLASSES = [
-    "clean", "trailing_ws_lost", "indent_shifted", "tabs_vs_spaces", "crlf_file_lf_edit",
+    "clean", "short_block", "trailing_ws_lost", "indent_shifted", "tabs_vs_spaces", "crlf_file_lf_edit",
     "curly_punctuation", "leading_blank_line", "elision", "stale_line_numbers",
     "already_applied", "ambiguous", "stale_text", "wrong_twin",
 ]
@@ -40,11 +40,12 @@ def loose(line):
     return line.strip()
 
 
-def pick(rng, lines, need_quotes=False):
-    """A window (start, length, changed index, insert?) that is unique even loosely."""
-    keys = [loose(l) for l in lines]
+def pick(rng, lines, need_quotes=False, short=False):
+    """A window (start, length, changed index, insert?) that is unique even loosely (a short
+    one: unique exactly; whether it is loosely unique too decides what is correct)."""
+    keys = [loose(l) for l in lines] if not short else list(lines)
     for _ in range(400):
-        n = rng.randint(4, 7)
+        n = rng.randint(3, 3) if short else rng.randint(4, 7)
         s = rng.randrange(1, max(2, len(lines) - n - 1))
         win = lines[s:s + n]
         if any(l.rstrip("\n").endswith("\\") or "\t" in l for l in win):
@@ -92,7 +93,8 @@ def build(rng, path, cls):
     lines = open(path, encoding="utf-8").read().splitlines(keepends=True)
     if not lines or not lines[-1].endswith("\n"):
         return None
-    got = pick(rng, lines, need_quotes=(cls == "curly_punctuation"))
+    short = cls == "short_block"
+    got = pick(rng, lines, need_quotes=(cls == "curly_punctuation"), short=short)
     if not got:
         return None
     s, n, c, insert = got
@@ -169,6 +171,11 @@ def build(rng, path, cls):
         twin = ["    " + l if l.strip() else l for l in before[s:s + n]]
         before = before[: s + n] + twin + before[s + n:]
         entries = [(m, "    " + t if t.strip() else t) for m, t in entries]
+    if short:
+        want = [loose(l) for l in lines[s:s + n]]
+        keys = [loose(l) for l in lines]
+        twins = sum(1 for i in range(len(keys) - n + 1) if keys[i:i + n] == want)
+        refuse = twins > 1
     if refuse:
         expected = None
     return "".join(before), entries, None if expected is None else "".join(expected), hint
@@ -244,6 +251,8 @@ def main():
                 edit = render(dialect, rel, entries, hint)
                 rc, after = run(binary, repo, rel, before, edit, dialect)
                 verdict = judge(cls, before, expected, rc, after)
+                if verdict != "correct" and os.environ.get("AGENT_EDITS_SHOW"):
+                    print(f"--- {cls} {dialect} {path} {verdict} rc={rc}\n{edit}")
                 table.setdefault((cls, dialect), []).append(verdict)
                 os.remove(os.path.join(repo, rel))
         report(binary, table)

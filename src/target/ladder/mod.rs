@@ -317,18 +317,19 @@ fn stale_edge(file: &FileText<'_>, occurrence: &Found, body: &Body<'_>) -> bool 
             .take_while(|(a, b)| a == b)
             .count();
         let shorter = line.chars().count().min(removed.chars().count());
-        !removed.is_empty() && (common == shorter || common >= 4.max(shorter / 2))
+        shorter > 0 && (common == shorter || common >= 4.max(shorter / 2))
     };
-    let first = matches!(script.first(), Some(Side::Old))
-        && body
-            .old
-            .first()
-            .is_some_and(|l| resembles(l, occurrence.first.checked_sub(1)));
-    let last = matches!(script.last(), Some(Side::Old))
-        && body
-            .old
-            .last()
-            .is_some_and(|l| resembles(l, Some(occurrence.first + occurrence.len)));
+    // Only a run of removed lines at an edge (a replaced edge line stands in the replacement).
+    let removes = |run: &mut dyn Iterator<Item = &Side>| {
+        let edge: Vec<&Side> = run.take_while(|s| **s != Side::Both).collect();
+        !edge.is_empty() && edge.iter().all(|s| **s == Side::Old)
+    };
+    let above = occurrence.first.checked_sub(1);
+    let below = Some(occurrence.first + occurrence.len);
+    let first =
+        removes(&mut script.iter()) && body.old.first().is_some_and(|l| resembles(l, above));
+    let last =
+        removes(&mut script.iter().rev()) && body.old.last().is_some_and(|l| resembles(l, below));
     first || last
 }
 
