@@ -38,6 +38,16 @@ pub struct Resolved {
     pub matched_by: &'static str,
 }
 
+impl Resolved {
+    /// Nothing to write: the block's change is in the file already.
+    fn already_applied() -> Self {
+        Resolved {
+            splices: Vec::new(),
+            matched_by: "already_applied",
+        }
+    }
+}
+
 /// Where a block is applied, for messages.
 struct Ctx<'a> {
     path: &'a str,
@@ -191,10 +201,7 @@ pub fn resolve(
     let from = after_anchors(block, lines, text, &ctx)?;
     if block.search.is_empty() {
         if inserted_before(block, file, from, exact) {
-            return Ok(Resolved {
-                splices: Vec::new(),
-                matched_by: "already_applied",
-            });
+            return Ok(Resolved::already_applied());
         }
         return insertion(block, text, lines, from, &ctx);
     }
@@ -205,10 +212,7 @@ pub fn resolve(
     };
     let (found, body, trimmed) = matches(file, Body::of(block), scope);
     if already_applied(file, &found, &body, scope) {
-        return Ok(Resolved {
-            splices: Vec::new(),
-            matched_by: "already_applied",
-        });
+        return Ok(Resolved::already_applied());
     }
     match found.as_slice() {
         [one] => {
