@@ -49,6 +49,7 @@ pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
     let input = std::fs::read(ws.cwd.join(diff_path))
         .map_err(|e| Error::io(&format!("reading {diff_path}"), &e))?;
     let plan = formats::compile(&input, Some(Dialect::Diff))?;
+    single_file(&plan)?;
     let target = path::resolve(
         ws,
         &PathSpec {
@@ -119,4 +120,24 @@ pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
         note: String::new(),
         exit: None,
     })
+}
+
+/// The handoff searches one file: a diff touching several is refused, naming them.
+fn single_file(plan: &crate::plan::Plan) -> Result<()> {
+    let mut paths: Vec<&str> = plan.ops.iter().map(|op| op.path.raw.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    if paths.len() < 2 {
+        return Ok(());
+    }
+    Err(Error::new(
+        Code::PlanUnsupported,
+        format!(
+            "--from-diff takes a single-file diff; this one touches {} files ({})",
+            paths.len(),
+            paths.join(", ")
+        ),
+    )
+    .detail("files", paths)
+    .hint("Split the diff per file and run `patch --from-diff PART FILE` for each."))
 }

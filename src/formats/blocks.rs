@@ -18,7 +18,8 @@
 //!
 //! A block runs from its head to the first tail; that tail must be the only one before the next
 //! head, so a stray `>>>>>>> REPLACE` is refused rather than guessed around. Between head and
-//! tail, several `=======` lines may stand (the code may contain one): see `pick_divider`.
+//! tail, several `=======` lines may stand (the code may contain one): see `pick_divider`; the
+//! readings it cannot tell apart travel with the block and the file decides.
 
 use std::fmt::Display;
 
@@ -79,7 +80,7 @@ pub fn parse(input: &str) -> Result<Plan> {
         match kinds[i] {
             Kind::Tail => return Err(stray_tail(i, last)),
             Kind::Head => {
-                let (divider, tail) = block_bounds(&lines, &kinds, i)?;
+                let (dividers, tail) = block_bounds(&lines, &kinds, i)?;
                 let above = &lines[last.map_or(0, |(_, tail)| tail + 1)..i];
                 let path = match filename(above).or_else(|| current.clone()) {
                     Some(path) => path,
@@ -90,8 +91,16 @@ pub fn parse(input: &str) -> Result<Plan> {
                     }
                 };
                 current = Some(path.clone());
-                let (search, replace) = (&lines[i + 1..divider], &lines[divider + 1..tail]);
-                for (search, replace) in elided_pieces(search, replace) {
+                let side = |d: usize| (lines[i + 1..d].concat(), lines[d + 1..tail].concat());
+                let readings: Vec<(String, String)> =
+                    dividers[1..].iter().map(|&d| side(d)).collect();
+                let pieces = match readings.is_empty() {
+                    true => {
+                        elided_pieces(&lines[i + 1..dividers[0]], &lines[dividers[0] + 1..tail])
+                    }
+                    false => vec![side(dividers[0])],
+                };
+                for (search, replace) in pieces {
                     ops.push(Op {
                         path: PathSpec {
                             raw: path.clone(),
@@ -106,6 +115,7 @@ pub fn parse(input: &str) -> Result<Plan> {
                         kind: OpKind::Block(Block {
                             search,
                             replace,
+                            readings: readings.clone(),
                             ..Block::default()
                         }),
                     });
@@ -158,8 +168,9 @@ fn stray_tail(index: usize, last: Option<(usize, usize)>) -> Error {
     )
 }
 
-/// The divider and tail of the block whose head is at `head`.
-fn block_bounds(lines: &[&str], kinds: &[Kind], head: usize) -> Result<(usize, usize)> {
+/// The divider candidates (best first; several when they cannot be told apart) and the tail
+/// of the block whose head is at `head`.
+fn block_bounds(lines: &[&str], kinds: &[Kind], head: usize) -> Result<(Vec<usize>, usize)> {
     let next_head = (head + 1..kinds.len()).find(|&j| kinds[j] == Kind::Head);
     let end = next_head.unwrap_or(kinds.len());
     let Some(tail) = (head + 1..end).find(|&j| kinds[j] == Kind::Tail) else {
@@ -176,8 +187,8 @@ fn block_bounds(lines: &[&str], kinds: &[Kind], head: usize) -> Result<(usize, u
         .filter(|&j| kinds[j] == Kind::Divider)
         .collect();
     match pick_divider(lines, head, &candidates) {
-        Some(divider) => Ok((divider, tail)),
-        None => Err(malformed(
+        dividers if !dividers.is_empty() => Ok((dividers, tail)),
+        _ => Err(malformed(
             head,
             format!(
                 "the block has no `=======` between `<<<<<<< SEARCH` and `>>>>>>> REPLACE` (line {})",
@@ -195,20 +206,26 @@ fn block_bounds(lines: &[&str], kinds: &[Kind], head: usize) -> Result<(usize, u
 /// 2. the marker's layout: the divider is written like the head (same indentation, as many `=`
 ///    as the head has `<`); a `=====` underline or an indented line is code.
 ///
-/// If several candidates remain equal, the first one wins, as in Aider: the file cannot be seen
-/// at parse time. A wrong guess usually makes the SEARCH text miss (`anchor_missing`).
-fn pick_divider(lines: &[&str], head: usize, candidates: &[usize]) -> Option<usize> {
+/// The candidates that remain equal are all returned, first first: the file decides between
+/// them (the reading whose SEARCH part matches it; see [`Block::readings`]).
+fn pick_divider(lines: &[&str], head: usize, candidates: &[usize]) -> Vec<usize> {
     let layout = |line: &str, c: char| {
         let indent = line.len() - line.trim_start().len();
         (indent, run(line.trim(), c).map(|(n, _)| n))
     };
     let head_layout = layout(lines[head], '<');
-    candidates.iter().copied().min_by_key(|&j| {
+    let rank = |j: usize| {
         let before = &lines[head + 1..j];
         let opens = before.iter().filter(|l| l.starts_with("<<<<<<<")).count();
         let closes = before.iter().filter(|l| l.starts_with(">>>>>>>")).count();
         (opens > closes, layout(lines[j], '=') != head_layout)
-    })
+    };
+    let best = candidates.iter().map(|&j| rank(j)).min();
+    let tied = candidates
+        .iter()
+        .copied()
+        .filter(|&j| Some(rank(j)) == best);
+    tied.collect()
 }
 
 /// The path named above a head, if any: `above` holds the lines back to the previous block.
@@ -279,6 +296,7 @@ mod tests {
             let plain = Block {
                 search: b.search.clone(),
                 replace: b.replace.clone(),
+                readings: b.readings.clone(),
                 ..Block::default()
             };
             assert_eq!(b, plain);
@@ -430,9 +448,18 @@ mod tests {
         let resolved =
             r#"a.txt@2: "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic\n" => "ours\n""#;
         assert_eq!(blocks(conflict), [resolved]);
-        // Still ambiguous: the first one wins, as in Aider.
+        // Still ambiguous: the first reading leads, the other travels with it (the file
+        // decides which SEARCH part matches).
         let ambiguous = "a.md\n<<<<<<< SEARCH\nA\n=======\nB\n=======\nC\n>>>>>>> REPLACE\n";
         assert_eq!(blocks(ambiguous), [r#"a.md@2: "A\n" => "B\n=======\nC\n""#]);
+        let plan = parse(ambiguous).expect("parses");
+        let OpKind::Block(block) = &plan.ops[0].kind else {
+            panic!("a block")
+        };
+        assert_eq!(
+            block.readings,
+            [("A\n=======\nB\n".to_owned(), "C\n".to_owned())]
+        );
     }
 
     #[test]

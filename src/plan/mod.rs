@@ -165,9 +165,12 @@ pub enum OpKind {
     Restore {
         content: std::sync::Arc<Vec<u8>>,
         expected: Option<Digest>,
-        /// A re-created file gets the executable bit (mode 100755).
+        /// The mode the file gets back: executable (100755) or not.
         executable: bool,
     },
+    /// Set (or clear) the file's executable bit, git mode 100755 (or 100644), with its other
+    /// operations (a git diff's `old mode` / `new mode`, a new file of mode 100755).
+    Mode { executable: bool },
     /// Set, append or delete the value at a config path of a JSON, YAML or TOML file.
     Config {
         config: ConfigOp,
@@ -407,8 +410,10 @@ pub fn check_line_op(name: &str, target: &Target) -> Result<(), String> {
 /// A block of a text dialect: `search` (whole lines, possibly empty) replaced by `replace`.
 ///
 /// Matching goes down the tolerance ladder (exact bytes, line endings, trailing whitespace,
-/// indentation, Unicode punctuation) and must be unique at the tier that matches. A block whose
-/// `search` is absent but whose `replace` is present exactly once is already applied.
+/// indentation, Unicode punctuation, blank lines at the edges) and must be unique across every
+/// tier. Lines on both sides keep the file's bytes; only changed lines come from the block. A
+/// block whose `replace` is present once, around every match of `search` (or where `search` is
+/// absent), is already applied.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Block {
     pub search: String,
@@ -420,4 +425,23 @@ pub struct Block {
     pub at_eof: bool,
     /// Where the hunk says it starts in the file (1-based; unified diffs): a hint only.
     pub hint_line: Option<usize>,
+    /// How the body's lines pair up, in order, when the dialect says it (diff and Codex bodies:
+    /// context lines are [`Side::Both`]); empty when the ladder aligns `search` and `replace`
+    /// itself with a line diff (SEARCH/REPLACE blocks).
+    pub script: Vec<Side>,
+    /// Other readings of a SEARCH/REPLACE block whose divider cannot be told from the code's
+    /// own `=======` lines: `(search, replace)` pairs. The ladder tries every reading (this
+    /// block's first) against the file; exactly one may match.
+    pub readings: Vec<(String, String)>,
+}
+
+/// Which sides of a block one of its body lines is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Context: on both sides, so the file's own bytes are kept.
+    Both,
+    /// Removed: in `search` only.
+    Old,
+    /// Added: in `replace` only.
+    New,
 }

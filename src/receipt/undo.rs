@@ -109,7 +109,8 @@ fn reverse(
                     OpKind::Restore {
                         content,
                         expected,
-                        executable: false,
+                        // The moved file keeps its mode on the way back.
+                        executable: file.mode_after.as_deref() == Some("100755"),
                     },
                 ),
                 op(
@@ -138,7 +139,8 @@ fn reverse(
                 OpKind::Restore {
                     content,
                     expected,
-                    executable: false,
+                    // A mode change is undone with the bytes.
+                    executable: file.mode_before.as_deref() == Some("100755"),
                 },
             )])
         }

@@ -190,6 +190,7 @@ pub struct FileText<'a> {
     pub text: &'a str,
     pub endings: std::cell::OnceCell<Endings>,
     lines: std::cell::OnceCell<Vec<Line>>,
+    keys: std::cell::OnceCell<Vec<std::borrow::Cow<'a, str>>>,
 }
 
 impl<'a> FileText<'a> {
@@ -198,11 +199,24 @@ impl<'a> FileText<'a> {
             text,
             endings: std::cell::OnceCell::new(),
             lines: std::cell::OnceCell::new(),
+            keys: std::cell::OnceCell::new(),
         }
     }
 
     pub fn lines(&self) -> &[Line] {
         self.lines.get_or_init(|| split(self.text))
+    }
+
+    /// The loosest comparison form of every line (the ladder's prefilter).
+    pub fn keys(&self) -> &[std::borrow::Cow<'a, str>] {
+        self.keys.get_or_init(|| {
+            let text = self.text;
+            let lines = self.lines.get_or_init(|| split(text));
+            lines
+                .iter()
+                .map(|l| crate::target::ladder::line_key(&text[l.start..l.content_end]))
+                .collect()
+        })
     }
 }
 

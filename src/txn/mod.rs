@@ -9,6 +9,7 @@ pub mod change;
 pub mod failpoint;
 pub mod journal;
 pub mod lock;
+pub mod mode;
 pub mod moves;
 pub mod prepare;
 pub mod publish;

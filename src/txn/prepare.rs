@@ -34,6 +34,7 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
     let mut failures = Vec::new();
     for g in &groups {
         let prepared = prepare_file(plan, g, options, &budget)
+            .map(|change| super::mode::apply(plan, &g.ops, change))
             .and_then(|c| moves::split(ws, plan, &g.ops, c, options));
         match prepared {
             Ok(more) => changes.extend(more),
@@ -83,8 +84,9 @@ fn group(ws: &Workspace, plan: &Plan) -> Result<Vec<Group>> {
                 OpKind::Create { .. } | OpKind::Delete { .. }
             )
         });
-        if let (Some(&lone), true) = (whole_file, g.ops.len() > 1) {
-            let other = g.ops.iter().copied().find(|&i| i != lone).unwrap_or(lone);
+        let others = super::mode::content_ops(plan, &g.ops);
+        if let (Some(&lone), true) = (whole_file, others.len() > 1) {
+            let other = others.iter().copied().find(|&i| i != lone).unwrap_or(lone);
             let why = "names the same file as";
             let rule = "a file that is created or deleted takes no other operation";
             return Err(conflict(
@@ -171,7 +173,9 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
                 Vec::new(),
             ))
         }
-        OpKind::Move { .. } if !g.ops.iter().any(|&i| edits(&plan.ops[i].kind)) => {
+        OpKind::Move { .. } | OpKind::Mode { .. }
+            if !g.ops.iter().any(|&i| edits(&plan.ops[i].kind)) =>
+        {
             let before = snapshot::read_any(&g.path).map_err(located)?;
             let mut unchanged = change(
                 g.path.clone(),
@@ -199,6 +203,7 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         | OpKind::Targeted { .. }
         | OpKind::Block(_)
         | OpKind::Move { .. }
+        | OpKind::Mode { .. }
         | OpKind::Restore { .. }
         | OpKind::Config { .. }
         | OpKind::Symbol(_) => prepare_edits(plan, g, located, options, budget),
@@ -261,6 +266,7 @@ fn restored(
         Vec::new(),
     );
     change.ranges = ranges;
+    super::mode::set(&mut change, executable);
     Ok(change)
 }
 

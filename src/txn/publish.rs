@@ -193,10 +193,9 @@ fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
     let mut file = OpenOptions::new().write(true).create_new(true).open(tmp)?;
     file.write_all(bytes)?;
     if let Some(permissions) = change
-        .before
+        .new_permissions
         .as_ref()
-        .map(|b| &b.permissions)
-        .or(change.new_permissions.as_ref())
+        .or(change.before.as_ref().map(|b| &b.permissions))
     {
         file.set_permissions(permissions.clone())?;
     }

@@ -174,7 +174,8 @@ fn resolve_op(
         OpKind::Create { .. }
         | OpKind::Delete { .. }
         | OpKind::Move { .. }
-        | OpKind::Restore { .. } => {}
+        | OpKind::Restore { .. }
+        | OpKind::Mode { .. } => {}
     }
     Ok(())
 }

@@ -240,7 +240,7 @@ fn a_failed_block_names_the_tier_that_came_nearest() {
     assert_eq!((rc, code(&doc)), (1, "anchor_missing"));
     assert_eq!(
         doc["error"]["details"]["nearest"],
-        json!({"tier": "line_endings", "matched_lines": 2, "of": 3, "line": 1})
+        json!({"tier": "exact", "matched_lines": 2, "of": 3, "line": 1})
     );
     assert_eq!(doc["error"]["details"]["closest"][0]["line"], 1);
 }

@@ -26,6 +26,7 @@ mod scope;
 mod symbols;
 mod syntax;
 mod text_errors;
+mod tolerance;
 mod undo;
 mod verify;
 

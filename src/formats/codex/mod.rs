@@ -27,10 +27,12 @@
 //! which is what Codex's retry without a trailing empty line amounts to (before `*** End of
 //! File` they are kept: they describe the file's end); consecutive `@@ text` lines accumulate
 //! anchors where Codex fails. `*** Move to:` moves the updated file (onto an existing file only
-//! with `--overwrite`).
+//! with `--overwrite`); naming the file itself (`./` steps aside) it is an in-place update. A
+//! last chunk of only `+` lines without context or anchor appends at the end of the file (as
+//! Codex does); elsewhere such a chunk has no place and is refused.
 
 use crate::error::{Code, Error, Result};
-use crate::plan::{Block, Op, OpKind, Origin, PathBase, PathSpec, Plan};
+use crate::plan::{Block, Op, OpKind, Origin, PathBase, PathSpec, Plan, Side};
 
 const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";
@@ -260,11 +262,13 @@ impl<'a> Compiler<'a> {
                         && let Some(Marker::MoveTo(to)) = marker(next.text)
                     {
                         let to = checked(to, next)?;
-                        self.renames.push(Rename {
-                            from,
-                            to,
-                            line: next.no,
-                        });
+                        if normal(to) != normal(from) {
+                            self.renames.push(Rename {
+                                from,
+                                to,
+                                line: next.no,
+                            });
+                        }
                         i += 1;
                     }
                     i += self.update(from, line.no, &body[i..])?;
@@ -343,6 +347,7 @@ impl<'a> Compiler<'a> {
             used += 1;
         }
         self.flush(path, &mut chunk);
+        self.append_last(before);
         if let Some(start) = chunk.start {
             return Err(broken(
                 start,
@@ -354,6 +359,23 @@ impl<'a> Compiler<'a> {
             return Err(broken(header, message).hint(CHUNK_HINT));
         }
         Ok(used)
+    }
+
+    /// A last chunk of only added lines, without context or anchor, appends to the file
+    /// (Codex's way to add lines at the end).
+    fn append_last(&mut self, section_start: usize) {
+        if self.ops.len() == section_start {
+            return;
+        }
+        if let Some(Op {
+            kind: OpKind::Block(block),
+            ..
+        }) = self.ops.last_mut()
+            && block.search.is_empty()
+            && block.anchors.is_empty()
+        {
+            block.at_eof = true;
+        }
     }
 
     /// Emits the chunk as a block once it has lines; its trailing blank lines are separators
@@ -374,6 +396,11 @@ impl<'a> Compiler<'a> {
         };
         for text in pending.body {
             let rest = text.get(1..).unwrap_or_default();
+            block.script.push(match text.as_bytes().first() {
+                Some(b'+') => Side::New,
+                Some(b'-') => Side::Old,
+                _ => Side::Both,
+            });
             for (side, skip) in [(&mut block.search, '+'), (&mut block.replace, '-')] {
                 if !text.starts_with(skip) {
                     side.push_str(rest);
@@ -385,6 +412,15 @@ impl<'a> Compiler<'a> {
         let at = ("chunks", self.chunks - 1, pending.start);
         self.push(path, at, OpKind::Block(block));
     }
+}
+
+/// A path without leading `./` steps, to tell whether a move names the file itself.
+fn normal(path: &str) -> &str {
+    let mut path = path;
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest.trim_start_matches('/');
+    }
+    path
 }
 
 /// The path of a section header, which must not be empty.

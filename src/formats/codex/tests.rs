@@ -10,8 +10,12 @@ fn ok(input: &str) -> Vec<Op> {
 }
 
 fn blocks(ops: Vec<Op>) -> Vec<Block> {
+    // The pairing is checked on its own (`chunk_lines_pair_up`); here the sides are compared.
     let block = |op: Op| match op.kind {
-        OpKind::Block(block) => Some(block),
+        OpKind::Block(block) => Some(Block {
+            script: Vec::new(),
+            ..block
+        }),
         _ => None,
     };
     ops.into_iter().filter_map(block).collect()
@@ -206,4 +210,16 @@ fn move_to_follows_the_chunks_of_its_file() {
         Code::PlanMalformed,
         "an empty update is refused first"
     );
+}
+
+#[test]
+fn chunk_lines_pair_up() {
+    let ops = ok(&wrap(
+        "*** Update File: a.txt\n@@\n keep\n-old\n+new\n\n+added",
+    ));
+    let OpKind::Block(block) = &ops[0].kind else {
+        panic!("a block")
+    };
+    use crate::plan::Side::{Both, New, Old};
+    assert_eq!(block.script, [Both, Old, New, Both, New]);
 }

@@ -6,8 +6,9 @@
 //! file  := git? pair? hunk*
 //! git   := "diff --git " old " " new NL ext*
 //! ext   := "index " ... | "similarity index " ... | "dissimilarity index " ...
-//!        | "new file mode 100644" | "deleted file mode " mode
-//!        | "rename from|to " (a move after the hunks) | "old mode " | "new mode " | "copy from|to " -> plan_unsupported
+//!        | "new file mode " (100644 | 100755) | "deleted file mode " mode
+//!        | "old mode " mode | "new mode " (100644 | 100755)  (the executable bit, with the hunks)
+//!        | "rename from|to " (a move after the hunks) | "copy from|to " -> plan_unsupported
 //!        | "Binary files " ... " differ" | "GIT binary patch"               -> plan_unsupported
 //! pair  := "--- " path ["\t" stamp] NL "+++ " path ["\t" stamp] NL
 //! path  := raw | "C-quoted" | /dev/null
@@ -24,7 +25,8 @@
 //! - Paths: `a/` and `b/` are stripped when both sides carry them (`/dev/null` counts as either);
 //!   otherwise they are used as given (`-p0`). A leading `./` is dropped. Git-style sides
 //!   naming two paths (or `rename from/to`) are a rename: the hunks apply to the old path,
-//!   which then moves. Copies, mode changes and binary patches are refused. A plain
+//!   which then moves. `new mode` / `new file mode 100755` set the executable bit (with the hunks,
+//!   or alone); symlinks, submodules, copies and binary patches are refused. A plain
 //!   `diff -u x.orig x` takes the new side's path.
 //! - Counts: the body is the run of body-shaped lines after the header. Bare empty lines are
 //!   empty context (agents and editors strip the leading space); trailing ones only count when
@@ -35,7 +37,7 @@
 //!   `+++ ` line always starts the next file, even where the counts say the hunk goes on.
 
 use crate::error::{Code, Error, Result};
-use crate::plan::{Block, Op, OpKind, Origin, PathBase, PathSpec, Plan};
+use crate::plan::{Block, Op, OpKind, Origin, PathBase, PathSpec, Plan, Side};
 
 /// One hunk: its index among all hunks, its header line and its block.
 struct Hunk {
@@ -54,6 +56,8 @@ struct Header {
     rename: (Option<String>, Option<String>),
     new_file: bool,
     deleted: bool,
+    /// The executable bit a mode change (`new mode`, `new file mode`) gives the file.
+    executable: Option<bool>,
 }
 
 #[derive(Default)]
@@ -101,6 +105,15 @@ fn unsupported(at: usize, what: &str) -> Error {
     Error::new(Code::PlanUnsupported, message).detail("input_line", at)
 }
 
+/// Whether a git mode is the executable one; modes other than a regular file's are refused.
+fn regular(mode: &str, at: usize) -> Result<bool> {
+    match mode.trim() {
+        "100644" => Ok(false),
+        "100755" => Ok(true),
+        _ => Err(unsupported(at, "symlinks and submodules")),
+    }
+}
+
 /// Refuses the header lines of changes this build cannot execute.
 fn refuse(line: &str, at: usize) -> Result<()> {
     let starts = |prefixes: &[&str]| prefixes.iter().any(|p| line.starts_with(p));
@@ -111,9 +124,6 @@ fn refuse(line: &str, at: usize) -> Result<()> {
     if starts(&["copy from ", "copy to "]) {
         let hint = "Copy the file first, then send the content change.";
         return Err(unsupported(at, "copies").hint(hint));
-    }
-    if starts(&["old mode ", "new mode "]) {
-        return Err(unsupported(at, "mode changes"));
     }
     Ok(())
 }
@@ -188,9 +198,11 @@ impl<'a> Parser<'a> {
             refuse(line, at)?;
             if let Some(mode) = line.strip_prefix("new file mode ") {
                 header.new_file = true;
-                if mode != "100644" {
-                    return Err(unsupported(at, "executables, symlinks and submodules"));
-                }
+                header.executable = Some(regular(mode, at)?).filter(|&x| x);
+            } else if let Some(mode) = line.strip_prefix("new mode ") {
+                header.executable = Some(regular(mode, at)?);
+            } else if let Some(mode) = line.strip_prefix("old mode ") {
+                regular(mode, at)?;
             } else if line.starts_with("deleted file mode ") {
                 header.deleted = true;
             } else if let Some(from) = line.strip_prefix("rename from ") {
@@ -228,6 +240,7 @@ impl<'a> Parser<'a> {
             replace,
             at_eof,
             hint_line,
+            script: script(body),
             ..Block::default()
         };
         let index = self.hunks;
@@ -243,14 +256,27 @@ impl<'a> Parser<'a> {
             (None, Some(path)) => {
                 one_sided(&hunks, '+')?;
                 let content = hunks.iter().map(|h| h.block.replace.as_str()).collect();
-                (path, OpKind::Create { content })
+                self.ops.push(op(&path, file, OpKind::Create { content }));
+                if header.executable == Some(true) {
+                    self.ops
+                        .push(op(&path, file, OpKind::Mode { executable: true }));
+                }
+                return Ok(());
             }
             (Some(path), None) => {
                 one_sided(&hunks, '-')?;
                 (path, OpKind::Delete { expected: None })
             }
             (Some(old), Some(path)) if hunks.is_empty() && old == path => {
-                return Err(malformed(header.at, format!("`{path}` has no hunks")));
+                let Some(executable) = header.executable else {
+                    return Err(malformed(header.at, format!("`{path}` has no hunks")));
+                };
+                (path, OpKind::Mode { executable })
+            }
+            (Some(old), Some(new)) if old != new && header.executable.is_some() => {
+                let what = "mode changes of renamed files";
+                return Err(unsupported(header.at, what)
+                    .hint("Send the rename and the mode change as two diffs."));
             }
             (Some(old), Some(new)) => {
                 // The hunks address the file as it is (the old path); a rename moves it after.
@@ -264,6 +290,9 @@ impl<'a> Parser<'a> {
                         base: PathBase::Root,
                     };
                     self.ops.push(op(&old, file, OpKind::Move { to }));
+                }
+                if let Some(executable) = header.executable {
+                    self.ops.push(op(&old, file, OpKind::Mode { executable }));
                 }
                 return Ok(());
             }
@@ -397,6 +426,17 @@ fn side_text(body: &[&str], first: usize, old: bool) -> Result<(String, bool)> {
         }
     }
     Ok((text, open))
+}
+
+/// The side of every body line (no-newline markers are on none).
+fn script(body: &[&str]) -> Vec<Side> {
+    let side = |line: &&str| match line.as_bytes().first() {
+        Some(b'\\') => None,
+        Some(b'-') => Some(Side::Old),
+        Some(b'+') => Some(Side::New),
+        _ => Some(Side::Both),
+    };
+    body.iter().filter_map(side).collect()
 }
 
 /// A `rename from` / `rename to` path (C-quoted or raw, relative to the repository).

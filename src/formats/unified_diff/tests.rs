@@ -20,6 +20,7 @@ fn show(diff: &str) -> Vec<String> {
         }
         OpKind::Create { content } => format!("create {} {content:?}", op.path.raw),
         OpKind::Move { to } => format!("move {} -> {}", op.path.raw, to.raw),
+        OpKind::Mode { executable } => format!("mode {} exec={executable}", op.path.raw),
         _ => format!("delete {}", op.path.raw),
     };
     plan.ops.iter().map(show).collect()
@@ -164,10 +165,6 @@ fn refuses_renames_modes_binaries_and_non_diffs() {
             "unsupported L2",
         ),
         (
-            "diff --git a/x b/x\nold mode 100644\nnew mode 100755\n",
-            "unsupported L2",
-        ),
-        (
             "diff --git a/x b/x\nGIT binary patch\nliteral 0\n",
             "unsupported L2",
         ),
@@ -211,4 +208,28 @@ proptest::proptest! {
     fn never_panics(lines in proptest::collection::vec(LINES, 0..12)) {
         let _ = parse(&lines.join("\n"));
     }
+}
+
+#[test]
+fn mode_changes_set_the_executable_bit() {
+    assert_eq!(
+        show("diff --git a/x b/x\nold mode 100644\nnew mode 100755\n"),
+        ["mode x exec=true"]
+    );
+    assert_eq!(
+        show(
+            "diff --git a/x b/x\nold mode 100755\nnew mode 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+        ),
+        ["\"a\\n\" -> \"b\\n\" h1", "mode x exec=false"]
+    );
+    assert_eq!(
+        show(
+            "diff --git a/run.sh b/run.sh\nnew file mode 100755\n--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo\n"
+        ),
+        ["create run.sh \"echo\\n\"", "mode run.sh exec=true"]
+    );
+    assert_eq!(
+        show("diff --git a/x b/x\nold mode 100644\nnew mode 120000\n"),
+        ["unsupported L3"]
+    );
 }

@@ -1,24 +1,51 @@
 //! The tolerance ladder for blocks of the text dialects (SEARCH/REPLACE, Codex, unified diff).
 //!
-//! Tiers, tried in order; the first tier with any match decides, and its match must be
-//! unique: `exact` bytes; `line_endings` (lines compared without their terminators);
-//! `trailing_whitespace`; `indentation` (a uniform indentation shift, tabs and spaces counted
-//! by width; the replacement is re-indented by the same shift in the file's own style);
-//! `unicode_punctuation` (curly quotes, dashes, non-breaking spaces, ellipses). Codex anchors
-//! restrict matches to after their lines; `at_eof` to the end of the file. A block whose search
-//! is absent but whose replacement is present once is `already_applied`. Replaced and added
-//! lines take the file's line endings; the final-newline state is kept.
+//! Tiers, strictest first: `exact` bytes; `line_endings` (lines compared without their
+//! terminators); `trailing_whitespace`; `indentation` (a uniform indentation shift, tabs and
+//! spaces counted by width); `unicode_punctuation` (curly quotes, dashes, non-breaking spaces,
+//! ellipses). Every window of the file is judged at its strictest tier, and the block applies
+//! only when exactly one window matches at any tier: an exact match gets no priority over a
+//! tolerant twin (`anchor_ambiguous` lists them all). `--exact` counts exact windows only.
+//! When nothing matches, blank lines at the edges of the search text that the file lacks are
+//! dropped (from the replacement too) and the rest must match once: `blank_lines`.
+//!
+//! Only the lines the block changes are written (see `render`): lines on both sides keep the
+//! file's bytes. Codex anchors restrict matches to after their lines; `at_eof` to the end of the
+//! file. A block is `already_applied` (nothing written) when its replacement occurs exactly once
+//! and every match of its search lies inside that occurrence, or the search is absent.
+
+mod render;
+mod tier;
+
+use std::borrow::Cow;
 
 use crate::error::{Code, Error, Result};
 use crate::plan::splice::Splice;
-use crate::plan::{Block, Digest};
+use crate::plan::{Block, Digest, Side};
 use crate::target::diagnose;
-use crate::target::lines::{Endings, FileText, Line, dominant_terminator, split};
+use crate::target::lines::{Endings, FileText, Line, dominant_terminator};
+use render::{Body, Placed};
+use tier::{Found, Scope, SideLine, find_all};
+
+/// The loosest comparison form of a file line (for `FileText::keys`).
+pub fn line_key(line: &str) -> Cow<'_, str> {
+    tier::key(line)
+}
 
 /// The splices of one block and the tier that matched.
 pub struct Resolved {
     pub splices: Vec<Splice>,
     pub matched_by: &'static str,
+}
+
+impl Resolved {
+    /// Nothing to write: the block's change is in the file already.
+    fn already_applied() -> Self {
+        Resolved {
+            splices: Vec::new(),
+            matched_by: "already_applied",
+        }
+    }
 }
 
 /// Where a block is applied, for messages.
@@ -29,107 +56,14 @@ struct Ctx<'a> {
     digest: Digest,
 }
 
-const TAB: usize = 4;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Tier {
-    LineEndings,
-    TrailingWhitespace,
-    Indentation,
-    Punctuation,
-}
-
-impl Tier {
-    const ALL: [Tier; 4] = [
-        Tier::LineEndings,
-        Tier::TrailingWhitespace,
-        Tier::Indentation,
-        Tier::Punctuation,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Tier::LineEndings => "line_endings",
-            Tier::TrailingWhitespace => "trailing_whitespace",
-            Tier::Indentation => "indentation",
-            Tier::Punctuation => "unicode_punctuation",
-        }
-    }
-}
-
-fn punctuation(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{2032}' => '\'',
-            '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{2033}' => '"',
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-            '\u{00a0}' | '\u{2007}' | '\u{202f}' => ' ',
-            c => c,
-        })
-        .collect::<String>()
-        .replace('\u{2026}', "...")
-}
-
-fn indent_width(indent: &str) -> usize {
-    indent
-        .chars()
-        .map(|c| if c == '\t' { TAB } else { 1 })
-        .sum()
-}
-
-fn split_indent(line: &str) -> (&str, &str) {
-    let rest = line.trim_start_matches([' ', '\t']);
-    (&line[..line.len() - rest.len()], rest)
-}
-
-/// Whether `file` lines match `search` lines at `tier`; for the indentation tiers, the shift
-/// (file width minus search width) that makes them match.
-fn window_matches(file: &[&str], search: &[&str], tier: Tier) -> Option<isize> {
-    let mut shift: Option<isize> = None;
-    for (f, s) in file.iter().zip(search) {
-        match tier {
-            Tier::LineEndings if f != s => return None,
-            Tier::TrailingWhitespace if f.trim_end() != s.trim_end() => return None,
-            Tier::Indentation | Tier::Punctuation => {
-                let (fi, fr) = split_indent(f);
-                let (si, sr) = split_indent(s);
-                let same = if tier == Tier::Punctuation {
-                    punctuation(fr.trim_end()) == punctuation(sr.trim_end())
-                } else {
-                    fr.trim_end() == sr.trim_end()
-                };
-                if !same {
-                    return None;
-                }
-                if fr.trim().is_empty() {
-                    continue;
-                }
-                let d = indent_width(fi) as isize - indent_width(si) as isize;
-                if *shift.get_or_insert(d) != d {
-                    return None;
-                }
-            }
-            _ => {}
-        }
-    }
-    Some(shift.unwrap_or(0))
-}
-
-/// Line contents of a block side (a final terminator does not start another line).
-fn side_lines(text: &str) -> Vec<&str> {
-    split(text)
-        .iter()
-        .map(|l| &text[l.start..l.content_end])
-        .collect()
-}
-
 /// First line index after the anchors (0 without anchors); an anchor that is absent is an error.
 fn after_anchors(block: &Block, lines: &[Line], text: &str, ctx: &Ctx<'_>) -> Result<usize> {
     let mut from = 0;
     for anchor in &block.anchors {
-        let want = punctuation(anchor.trim());
-        let found = (from..lines.len())
-            .find(|&i| punctuation(text[lines[i].start..lines[i].content_end].trim()) == want);
+        let want = tier::punctuation(anchor.trim());
+        let found = (from..lines.len()).find(|&i| {
+            tier::punctuation(text[lines[i].start..lines[i].content_end].trim()) == want
+        });
         from = match found {
             Some(i) => i + 1,
             None => {
@@ -159,151 +93,8 @@ fn missing_error(ctx: &Ctx<'_>, text: &str, wanted: &str, why: &str) -> Error {
     .hint("Re-read the file; copy its current lines into the block.")
 }
 
-/// One match: the window's first line, its length in lines, the tier and indentation shift.
-struct Found {
-    first: usize,
-    tier: &'static str,
-    shift: isize,
-}
-
-/// Every match of `search` at the first tier that has any; exact byte matches first.
-fn find(
-    text: &str,
-    lines: &[Line],
-    search: &str,
-    from: usize,
-    at_eof: bool,
-    exact_only: bool,
-) -> Vec<Found> {
-    let wanted = side_lines(search);
-    if wanted.is_empty() {
-        return Vec::new();
-    }
-    let contents: Vec<&str> = lines
-        .iter()
-        .map(|l| &text[l.start..l.content_end])
-        .collect();
-    let m = wanted.len();
-    let last_start = contents.len().saturating_sub(m);
-    let starts: Vec<usize> = (from..=last_start)
-        .filter(|&i| i + m <= contents.len() && (!at_eof || i + m == contents.len()))
-        .collect();
-    let exact: Vec<Found> = starts
-        .iter()
-        .copied()
-        .filter(|&i| {
-            let (start, end) = (lines[i].start, lines[i + m - 1].end);
-            text[start..end].starts_with(search) || text[start..].starts_with(search)
-        })
-        .map(|first| Found {
-            first,
-            tier: "exact",
-            shift: 0,
-        })
-        .collect();
-    if !exact.is_empty() || exact_only {
-        return exact;
-    }
-    for tier in Tier::ALL {
-        let hits = tier_hits(&contents, &wanted, starts.iter().copied(), tier);
-        if !hits.is_empty() {
-            return hits;
-        }
-    }
-    Vec::new()
-}
-
-/// The windows starting at `starts` whose lines match `wanted` at `tier`.
-fn tier_hits(
-    contents: &[&str],
-    wanted: &[&str],
-    starts: impl Iterator<Item = usize>,
-    tier: Tier,
-) -> Vec<Found> {
-    let m = wanted.len();
-    starts
-        .filter_map(|i| {
-            let shift = window_matches(&contents[i..i + m], wanted, tier)?;
-            Some(Found {
-                first: i,
-                tier: tier.name(),
-                shift,
-            })
-        })
-        .collect()
-}
-
-/// `replace` written with `term`; when `restyle` is set (the indentation tiers), re-indented
-/// by `shift` in the file's style (`tabs`).
-fn render(
-    replace: &str,
-    shift: isize,
-    restyle: bool,
-    tabs: bool,
-    term: &str,
-    terminated: bool,
-) -> String {
-    let lines: Vec<String> = side_lines(replace)
-        .into_iter()
-        .map(|line| {
-            let (indent, rest) = split_indent(line);
-            if !restyle || rest.is_empty() {
-                return line.to_owned();
-            }
-            let width = (indent_width(indent) as isize + shift).max(0) as usize;
-            let indent = if tabs {
-                "\t".repeat(width / TAB) + &" ".repeat(width % TAB)
-            } else {
-                " ".repeat(width)
-            };
-            format!("{indent}{rest}")
-        })
-        .collect();
-    let mut out = lines.join(term);
-    if terminated && !lines.is_empty() {
-        out.push_str(term);
-    }
-    out
-}
-
 fn ends_with_break(s: &str) -> bool {
     s.ends_with('\n') || s.ends_with('\r')
-}
-
-/// The splice that replaces the matched window.
-fn splice_for(found: &Found, block: &Block, text: &str, lines: &[Line], op: usize) -> Splice {
-    let m = side_lines(&block.search).len();
-    let (first, last) = (&lines[found.first], &lines[found.first + m - 1]);
-    let file_term = &text[last.content_end..last.end];
-    let term = if file_term.is_empty() {
-        dominant_terminator(text)
-    } else {
-        file_term
-    };
-    let own_term = &text[first.content_end..first.end];
-    let term = if own_term.is_empty() { term } else { own_term };
-    // Keep the file's final-newline state: a window ending without a terminator gets none.
-    let terminated = ends_with_break(&block.replace) && !file_term.is_empty();
-    let end = if ends_with_break(&block.search) || file_term.is_empty() {
-        last.end
-    } else {
-        last.content_end
-    };
-    let window = &lines[found.first..found.first + m];
-    let tabs = window.iter().any(|l| text[l.start..].starts_with('\t'));
-    let restyle = matches!(found.tier, "indentation" | "unicode_punctuation");
-    let terminated =
-        terminated || (!ends_with_break(&block.search) && ends_with_break(&block.replace));
-    let new = if found.tier == "exact" && Endings::of(text) == Endings::Mixed {
-        block.replace.clone()
-    } else {
-        render(&block.replace, found.shift, restyle, tabs, term, terminated)
-    };
-    Splice {
-        range: first.start..end,
-        text: new,
-        op,
-    }
 }
 
 /// An empty search inserts: after the last anchor line, at the end of the file (`at_eof`), or
@@ -317,10 +108,15 @@ fn insertion(
 ) -> Result<Resolved> {
     let term = dominant_terminator(text);
     let payload = Endings::of(text).convert(&block.replace);
-    let at = if !block.anchors.is_empty() {
-        lines.get(from.wrapping_sub(1)).map_or(0, |l| l.end)
-    } else if block.at_eof || text.is_empty() {
-        text.len()
+    let (at, matched_by) = if !block.anchors.is_empty() {
+        (
+            lines.get(from.wrapping_sub(1)).map_or(0, |l| l.end),
+            "anchor",
+        )
+    } else if text.is_empty() {
+        (0, "insertion")
+    } else if block.at_eof {
+        (text.len(), "end_of_file")
     } else {
         return Err(Error::new(
             Code::AnchorMissing,
@@ -346,12 +142,40 @@ fn insertion(
     }];
     Ok(Resolved {
         splices,
-        matched_by: if block.anchors.is_empty() {
-            "insertion"
-        } else {
-            "anchor"
-        },
+        matched_by,
     })
+}
+
+/// A retried insertion: its text already stands right after its anchor lines, or (an append)
+/// at the end of the file.
+fn inserted_before(block: &Block, file: &FileText<'_>, from: usize, exact: bool) -> bool {
+    let appends = block.anchors.is_empty() && block.at_eof;
+    if block.replace.is_empty() || (!appends && block.anchors.is_empty()) {
+        return false;
+    }
+    let scope = Scope {
+        from,
+        at_eof: appends,
+        exact_only: exact,
+    };
+    let hits = find_all(file, &tier::side_lines(&block.replace), scope);
+    hits.iter().any(|f| appends || f.first == from)
+}
+
+/// The windows a body's old side matches, and the body they apply with (blank edges dropped
+/// for the `blank_lines` tier).
+fn matches<'b>(file: &FileText<'_>, body: Body<'b>, scope: Scope) -> (Vec<Found>, Body<'b>, bool) {
+    let found = find_all(file, &body.old, scope);
+    if !found.is_empty() || scope.exact_only {
+        return (found, body, false);
+    }
+    match body.without_blank_edges() {
+        Some(trimmed) => {
+            let found = find_all(file, &trimmed.old, scope);
+            (found, trimmed, true)
+        }
+        None => (found, body, false),
+    }
 }
 
 /// Resolves `block` against `text`; `exact` turns the tolerance tiers off.
@@ -370,83 +194,228 @@ pub fn resolve(
         op,
         digest,
     };
+    if !block.readings.is_empty() {
+        return readings(block, file, &ctx, exact);
+    }
     let (text, lines) = (file.text, file.lines());
     let from = after_anchors(block, lines, text, &ctx)?;
     if block.search.is_empty() {
+        if inserted_before(block, file, from, exact) {
+            return Ok(Resolved::already_applied());
+        }
         return insertion(block, text, lines, from, &ctx);
     }
-    let found = find(text, lines, &block.search, from, block.at_eof, exact);
-    match found.len() {
-        1 => {
-            let splice = splice_for(&found[0], block, text, lines, op);
-            return Ok(Resolved {
-                splices: vec![splice],
-                matched_by: found[0].tier,
-            });
+    let scope = Scope {
+        from,
+        at_eof: block.at_eof,
+        exact_only: exact,
+    };
+    let (found, body, trimmed) = matches(file, Body::of(block), scope);
+    if already_applied(file, &found, &body, scope) {
+        return Ok(Resolved::already_applied());
+    }
+    match found.as_slice() {
+        [one] => {
+            let placed = Placed {
+                file,
+                found: *one,
+                body: &body,
+                at_eof: block.at_eof,
+                op,
+            };
+            Ok(Resolved {
+                splices: placed.splices(),
+                matched_by: if trimmed {
+                    "blank_lines"
+                } else {
+                    one.tier.name()
+                },
+            })
         }
-        0 => {}
-        n => {
-            let shown: Vec<usize> = found.iter().map(|f| f.first + 1).collect();
-            return Err(Error::new(Code::AnchorAmbiguous, format!("{label}: the search text matches {n} places in {path} at tier {} (lines {shown:?})", found[0].tier))
-                .detail("path", path)
-                .detail("edit", op)
-                .detail("lines", shown)
-                .detail("matched_by", found[0].tier)
-                .detail("sha256", digest.to_hex())
-                .hint("Add surrounding lines to the search so it matches once."));
+        [] => Err(missing(block, file, &ctx)),
+        several => Err(ambiguous(several, &ctx, trimmed)),
+    }
+}
+
+/// A block whose divider is one of several `=======` lines: the reading whose SEARCH part
+/// matches the file applies (of several, the one with the longest SEARCH part, which holds the
+/// others); two matching readings of that length are ambiguous.
+fn readings(block: &Block, file: &FileText<'_>, ctx: &Ctx<'_>, exact: bool) -> Result<Resolved> {
+    let first = (block.search.clone(), block.replace.clone());
+    let all = std::iter::once(first).chain(block.readings.iter().cloned());
+    let mut matched = Vec::new();
+    let mut first_error = None;
+    for (n, (search, replace)) in all.enumerate() {
+        let reading = Block {
+            search,
+            replace,
+            readings: Vec::new(),
+            ..block.clone()
+        };
+        let len = reading.search.len();
+        match resolve(
+            &reading, file, ctx.path, ctx.op, ctx.label, ctx.digest, exact,
+        ) {
+            Ok(resolved) => matched.push((len, n, resolved)),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
         }
     }
-    if !block.replace.is_empty()
-        && find(text, lines, &block.replace, from, block.at_eof, exact).len() == 1
-    {
-        return Ok(Resolved {
-            splices: Vec::new(),
-            matched_by: "already_applied",
-        });
+    // A reading that matches with a longer SEARCH part holds the shorter ones (a SEARCH part
+    // cut at an earlier `=======` is a prefix of it): the longest one is the evidence.
+    let longest = matched.iter().map(|m| m.0).max().unwrap_or(0);
+    matched.retain(|m| m.0 == longest);
+    if matched.len() > 1 {
+        let which: Vec<usize> = matched.iter().map(|(_, n, _)| n + 1).collect();
+        return Err(Error::new(
+            Code::AnchorAmbiguous,
+            format!(
+                "{}: the block holds several `=======` lines, and {} readings of it match {}",
+                ctx.label,
+                which.len(),
+                ctx.path
+            ),
+        )
+        .detail("path", ctx.path)
+        .detail("edit", ctx.op)
+        .detail("readings", which)
+        .hint("Indent or reword the code's own `=======` line, or split the block."));
     }
+    match (matched.pop(), first_error) {
+        (Some((_, _, resolved)), _) => Ok(resolved),
+        (None, Some(e)) => Err(e),
+        (None, None) => Err(Error::internal("a block without readings")),
+    }
+}
+
+/// The replacement occurs once, and every match of the search lies inside it (or there is
+/// none): the block was applied before. Not when the search is absent and a line it removes
+/// at its edge still stands, changed, beside the occurrence: that is stale text.
+fn already_applied(file: &FileText<'_>, found: &[Found], body: &Body<'_>, scope: Scope) -> bool {
+    let old_len = found.first().map_or(0, |f| f.len);
+    let new = &body.new;
+    if new.is_empty() || (!found.is_empty() && new.len() <= old_len) {
+        return false;
+    }
+    match find_all(file, new, scope).as_slice() {
+        [occurrence] if found.is_empty() => !stale_edge(file, occurrence, body),
+        [occurrence] => found.iter().all(|f| f.inside(occurrence)),
+        _ => false,
+    }
+}
+
+/// Whether a line the block removes at its first (last) line resembles the file line just
+/// above (below) the replacement's occurrence: the same start, at least half of the shorter.
+fn stale_edge(file: &FileText<'_>, occurrence: &Found, body: &Body<'_>) -> bool {
+    let script = body.script(tier::Tier::TrailingWhitespace);
+    let keys = file.keys();
+    let resembles = |removed: &SideLine<'_>, at: Option<usize>| {
+        let Some(line) = at.and_then(|i| keys.get(i)) else {
+            return false;
+        };
+        let removed = tier::key(removed.text);
+        let common = line
+            .chars()
+            .zip(removed.chars())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let shorter = line.chars().count().min(removed.chars().count());
+        shorter > 0 && (common == shorter || common >= 4.max(shorter / 2))
+    };
+    // Only a run of removed lines at an edge (a replaced edge line stands in the replacement).
+    let removes = |run: &mut dyn Iterator<Item = &Side>| {
+        let edge: Vec<&Side> = run.take_while(|s| **s != Side::Both).collect();
+        !edge.is_empty() && edge.iter().all(|s| **s == Side::Old)
+    };
+    let above = occurrence.first.checked_sub(1);
+    let below = Some(occurrence.first + occurrence.len);
+    let first =
+        removes(&mut script.iter()) && body.old.first().is_some_and(|l| resembles(l, above));
+    let last =
+        removes(&mut script.iter().rev()) && body.old.last().is_some_and(|l| resembles(l, below));
+    first || last
+}
+
+fn ambiguous(found: &[Found], ctx: &Ctx<'_>, trimmed: bool) -> Error {
+    let tier = |f: &Found| {
+        if trimmed {
+            "blank_lines"
+        } else {
+            f.tier.name()
+        }
+    };
+    let listed: Vec<serde_json::Value> = found
+        .iter()
+        .map(|f| serde_json::json!({"start_line": f.first + 1, "end_line": f.first + f.len, "matched_by": tier(f)}))
+        .collect();
+    let shown: Vec<String> = found
+        .iter()
+        .map(|f| format!("{}-{} ({})", f.first + 1, f.first + f.len, tier(f)))
+        .collect();
+    let n = found.len();
+    Error::new(
+        Code::AnchorAmbiguous,
+        format!(
+            "{}: the search text matches {n} places in {}: lines {}",
+            ctx.label,
+            ctx.path,
+            shown.join(", ")
+        ),
+    )
+    .detail("path", ctx.path)
+    .detail("edit", ctx.op)
+    .detail(
+        "lines",
+        found.iter().map(|f| f.first + 1).collect::<Vec<_>>(),
+    )
+    .detail("candidates", listed)
+    .detail("sha256", ctx.digest.to_hex())
+    .hint("Add surrounding lines to the search so it matches once (with --exact, only exact bytes count).")
+}
+
+fn missing(block: &Block, file: &FileText<'_>, ctx: &Ctx<'_>) -> Error {
     let error = missing_error(
-        &ctx,
-        text,
+        ctx,
+        file.text,
         &block.search,
         "the search text does not occur at any tier",
     );
-    Err(match nearest(text, lines, &block.search) {
+    match nearest(file, &tier::side_lines(&block.search)) {
         Some((tier, matched, of, line)) => error.detail(
             "nearest",
             serde_json::json!({"tier": tier, "matched_lines": matched, "of": of, "line": line}),
         ),
         None => error,
-    })
+    }
 }
 
 /// The tier under which the longest run of the block's first lines matches somewhere, how many
 /// lines that is, and where (1-based): what came nearest to applying.
 fn nearest(
-    text: &str,
-    lines: &[Line],
-    search: &str,
+    file: &FileText<'_>,
+    wanted: &[SideLine<'_>],
 ) -> Option<(&'static str, usize, usize, usize)> {
-    let wanted = side_lines(search);
+    let lines = file.lines();
     // Only on the failure path, and bounded: a huge file and a long block skip the report.
     if lines.len().saturating_mul(wanted.len()) > 2_000_000 {
         return None;
     }
-    let contents: Vec<&str> = lines
-        .iter()
-        .map(|l| &text[l.start..l.content_end])
-        .collect();
     let mut best: Option<(&'static str, usize, usize, usize)> = None;
-    for tier in Tier::ALL {
-        for start in 0..contents.len() {
-            let run = (1..=wanted.len().min(contents.len() - start))
-                .take_while(|&k| {
-                    window_matches(&contents[start..start + k], &wanted[..k], tier).is_some()
-                })
-                .last()
-                .unwrap_or(0);
-            if run > best.map_or(0, |b| b.1) {
-                best = Some((tier.name(), run, wanted.len(), start + 1));
-            }
+    // A run starts where the first line matches at the loosest tier: where the keys agree.
+    let first = tier::key(wanted.first()?.text);
+    let keys = file.keys();
+    for start in (0..lines.len()).filter(|&i| keys[i] == first) {
+        let longest = (1..=wanted.len().min(lines.len() - start))
+            .take_while(|&k| {
+                tier::classify(file.text, &lines[start..start + k], &wanted[..k], false).is_some()
+            })
+            .last();
+        let Some(k) = longest else { continue };
+        if k > best.map_or(0, |b| b.1) {
+            let (tier, _) =
+                tier::classify(file.text, &lines[start..start + k], &wanted[..k], false)?;
+            best = Some((tier.name(), k, wanted.len(), start + 1));
         }
     }
     best
@@ -463,46 +432,49 @@ pub struct Candidate {
     pub replacement: String,
 }
 
-/// Every window where `block` matches at any tier (each window once, at its best tier).
+/// Every window where `block` matches at any tier (each window once, at its strictest tier).
 pub fn candidates(block: &Block, text: &str) -> Vec<Candidate> {
-    let lines = split(text);
-    let m = side_lines(&block.search).len();
-    if m == 0 {
-        return Vec::new();
-    }
-    let mut seen = std::collections::BTreeSet::new();
-    let mut out = Vec::new();
-    let mut from_tier = |found: Vec<Found>| {
-        for f in found {
-            if seen.insert(f.first) {
-                let splice = splice_for(&f, block, text, &lines, 0);
-                out.push(Candidate {
-                    start_line: f.first + 1,
-                    end_line: f.first + m,
-                    matched_by: f.tier,
-                    range: splice.range,
-                    replacement: splice.text,
-                });
-            }
-        }
+    let file = FileText::new(text);
+    let scope = Scope {
+        from: 0,
+        at_eof: block.at_eof,
+        exact_only: false,
     };
-    from_tier(find(text, &lines, &block.search, 0, block.at_eof, true));
-    let contents: Vec<&str> = lines
-        .iter()
-        .map(|l| &text[l.start..l.content_end])
-        .collect();
-    let wanted = side_lines(&block.search);
-    for tier in Tier::ALL {
-        from_tier(tier_hits(
-            &contents,
-            &wanted,
-            0..contents.len().saturating_sub(m - 1),
-            tier,
-        ));
-    }
-    out.sort_by_key(|c| c.start_line);
-    out
+    let (found, body, trimmed) = matches(&file, Body::of(block), scope);
+    let lines = file.lines();
+    found
+        .into_iter()
+        .map(|f| {
+            let range = lines[f.first].start..lines[f.first + f.len - 1].end;
+            let placed = Placed {
+                file: &file,
+                found: f,
+                body: &body,
+                at_eof: block.at_eof,
+                op: 0,
+            };
+            let mut splices = placed.splices();
+            for s in &mut splices {
+                s.range = s.range.start - range.start..s.range.end - range.start;
+            }
+            let window = text[range.clone()].as_bytes();
+            let replaced = crate::plan::splice::apply(window, &splices);
+            Candidate {
+                start_line: f.first + 1,
+                end_line: f.first + f.len,
+                matched_by: if trimmed {
+                    "blank_lines"
+                } else {
+                    f.tier.name()
+                },
+                range,
+                replacement: String::from_utf8_lossy(&replaced).into_owned(),
+            }
+        })
+        .collect()
 }
 
+#[cfg(test)]
+mod props;
 #[cfg(test)]
 mod tests;

@@ -130,3 +130,209 @@ fn anchors_and_pure_additions() {
         b"def f():\n    pass\ndef g():\n    return 1\n"
     );
 }
+
+fn run_block(
+    text: &str,
+    block: &Block,
+    exact: bool,
+) -> std::result::Result<(String, &'static str), &'static str> {
+    let r = resolve(
+        block,
+        &FileText::new(text),
+        "f",
+        0,
+        "blocks[0]",
+        Digest::of(b""),
+        exact,
+    )
+    .map_err(|e| e.code.as_str())?;
+    let out = crate::plan::splice::apply(text.as_bytes(), &r.splices);
+    Ok((String::from_utf8_lossy(&out).into_owned(), r.matched_by))
+}
+
+#[test]
+fn unchanged_lines_keep_the_files_bytes() {
+    assert_eq!(
+        run("a()   \nb\nc\t\n", "a()\nb\nc\n", "a()\nB\nc\n"),
+        Ok(("a()   \nB\nc\t\n".into(), "trailing_whitespace"))
+    );
+    assert_eq!(
+        run(
+            "say(\"hi\")\nx = 1\n",
+            "say(\u{201c}hi\u{201d})\nx = 1\n",
+            "say(\u{201c}hi\u{201d})\nx = 2\n"
+        ),
+        Ok(("say(\"hi\")\nx = 2\n".into(), "unicode_punctuation"))
+    );
+    assert_eq!(
+        run(
+            "one\r\ntwo\nthree\r\nfour\n",
+            "two\nthree\nfour\n",
+            "two\nTHREE\nfour\nfive\n"
+        ),
+        Ok(("one\r\ntwo\nTHREE\r\nfour\nfive\n".into(), "line_endings"))
+    );
+    assert_eq!(
+        run(
+            "    if x:\n        go()   \n",
+            "if x:\n    go()\n",
+            "if x:\n    stop()\n    go()\n"
+        ),
+        Ok((
+            "    if x:\n        stop()\n        go()   \n".into(),
+            "indentation"
+        ))
+    );
+}
+
+#[test]
+fn a_dialects_pairing_decides_which_line_goes() {
+    use crate::plan::Side::{Both, Old};
+    let block = Block {
+        search: "same\nsame\n".into(),
+        replace: "same\n".into(),
+        script: vec![Old, Both],
+        ..Block::default()
+    };
+    assert_eq!(
+        run_block("same\r\nsame\n", &block, false),
+        Ok(("same\n".into(), "line_endings"))
+    );
+}
+
+#[test]
+fn an_exact_match_has_no_priority_over_a_tolerant_twin() {
+    let text = "if a:\n    x()\n    y()\nx()\ny()\n";
+    let block = Block {
+        search: "x()\ny()\n".into(),
+        replace: "x()\nz()\n".into(),
+        ..Block::default()
+    };
+    assert_eq!(run_block(text, &block, false), Err("anchor_ambiguous"));
+    assert_eq!(
+        run_block(text, &block, true),
+        Ok(("if a:\n    x()\n    y()\nx()\nz()\n".into(), "exact"))
+    );
+}
+
+#[test]
+fn blank_edges_the_file_lacks_are_dropped() {
+    assert_eq!(
+        run("a\nb\nc\n", "\nb\n\n", "\nB\n\n"),
+        Ok(("a\nB\nc\n".into(), "blank_lines"))
+    );
+    assert_eq!(
+        run("a\nb\n\nb\n", "\nb\nc\n", "\nB\nc\n"),
+        Err("anchor_missing")
+    );
+}
+
+#[test]
+fn retries_never_duplicate() {
+    assert_eq!(
+        run("a\nc\n", "a\n", "a\nb\n"),
+        Ok(("a\nb\nc\n".into(), "exact"))
+    );
+    assert_eq!(
+        run("a\nb\nc\n", "a\n", "a\nb\n"),
+        Ok(("a\nb\nc\n".into(), "already_applied"))
+    );
+    assert_eq!(
+        run("a\nb\nc\n", "c\n", "b\nc\n"),
+        Ok(("a\nb\nc\n".into(), "already_applied"))
+    );
+    assert_eq!(
+        run("a\nc\n", "a\nb\nc\n", "a\nc\n"),
+        Ok(("a\nc\n".into(), "already_applied"))
+    );
+    // Only whitespace changes: the search still matches, so it applies.
+    assert_eq!(
+        run("f()   \n", "f()   \n", "f()\n"),
+        Ok(("f()\n".into(), "exact"))
+    );
+}
+
+#[test]
+fn removing_one_of_two_equal_lines_in_a_block() {
+    assert_eq!(
+        run("same\r\nsame\n", "same\nsame\n", "same\n"),
+        Ok(("same\n".into(), "line_endings"))
+    );
+}
+
+#[test]
+fn quotes_curled_everywhere_are_straightened_in_changed_lines_too() {
+    assert_eq!(
+        run(
+            "x = \"a\"\ny = 'b'\n",
+            "x = \u{201c}a\u{201d}\ny = \u{2018}b\u{2019}\n",
+            "x = \u{201c}a\u{201d}\ny = \u{2018}c\u{2019}\n"
+        ),
+        Ok(("x = \"a\"\ny = 'c'\n".into(), "unicode_punctuation"))
+    );
+    // The file has curly quotes of its own: the block's new lines are taken as written.
+    assert_eq!(
+        run(
+            "s = \"\u{201c}a\u{201d}\"\nt = 1\n",
+            "s = \"\u{201c}a\u{201d}\"\nt = 1\n",
+            "s = \"\u{201c}b\u{201d}\"\nt = 1\n"
+        ),
+        Ok(("s = \"\u{201c}b\u{201d}\"\nt = 1\n".into(), "exact"))
+    );
+}
+
+#[test]
+fn a_stale_deletion_is_not_already_applied() {
+    // Retried: the removed line is gone.
+    assert_eq!(
+        run(
+            "a = 1\nb = 2\nend()\n",
+            "a = 1\nb = 2\nold_call(x)\n",
+            "a = 1\nb = 2\n"
+        ),
+        Ok(("a = 1\nb = 2\nend()\n".into(), "already_applied"))
+    );
+    // Stale: the line to remove was changed meanwhile and still stands there.
+    assert_eq!(
+        run(
+            "a = 1\nb = 2\nold_call(y)\n",
+            "a = 1\nb = 2\nold_call(x)\n",
+            "a = 1\nb = 2\n"
+        ),
+        Err("anchor_missing")
+    );
+}
+
+#[test]
+fn retried_appends_and_anchored_insertions_are_already_applied() {
+    let append = Block {
+        replace: "tue\n".into(),
+        at_eof: true,
+        ..Block::default()
+    };
+    assert_eq!(
+        run_block("mon\n", &append, false),
+        Ok(("mon\ntue\n".into(), "end_of_file"))
+    );
+    assert_eq!(
+        run_block("mon\ntue\n", &append, false),
+        Ok(("mon\ntue\n".into(), "already_applied"))
+    );
+    let anchored = Block {
+        replace: "    x = 1\n".into(),
+        anchors: vec!["def f():".into()],
+        ..Block::default()
+    };
+    assert_eq!(
+        run_block("def f():\n    x = 1\n", &anchored, false),
+        Ok(("def f():\n    x = 1\n".into(), "already_applied"))
+    );
+    // The same line elsewhere is no evidence.
+    assert_eq!(
+        run_block("def f():\n    y = 2\n    x = 1\n", &anchored, false),
+        Ok((
+            "def f():\n    x = 1\n    y = 2\n    x = 1\n".into(),
+            "anchor"
+        ))
+    );
+}

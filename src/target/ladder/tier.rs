@@ -1,0 +1,237 @@
+//! The tiers of the ladder and the search for every window of a file that a block side
+//! matches at any of them.
+//!
+//! Each tier is looser than the one before, so a window is found once, at the strictest tier
+//! it passes. The loosest comparison of a line (indentation, trailing whitespace and Unicode
+//! punctuation ignored) is its *key*; the file's keys are computed once per file
+//! (`FileText::keys`), and only windows whose first non-blank line has the right key are
+//! compared line by line: the cost is one pass over the file plus the candidates.
+
+use std::borrow::Cow;
+
+use crate::target::lines::{FileText, Line};
+
+/// Tab width used when indentation is compared by width.
+pub const TAB: usize = 4;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tier {
+    Exact,
+    LineEndings,
+    TrailingWhitespace,
+    Indentation,
+    Punctuation,
+}
+
+impl Tier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Exact => "exact",
+            Tier::LineEndings => "line_endings",
+            Tier::TrailingWhitespace => "trailing_whitespace",
+            Tier::Indentation => "indentation",
+            Tier::Punctuation => "unicode_punctuation",
+        }
+    }
+
+    /// Whether changed lines are re-indented by the matched shift in the file's style.
+    pub fn restyles(self) -> bool {
+        matches!(self, Tier::Indentation | Tier::Punctuation)
+    }
+
+    /// The text two lines of one block must share to count as the same line at this tier
+    /// (relative indentation always counts: it is what the author wrote).
+    pub fn line_key(self, line: &str) -> String {
+        let (indent, rest) = split_indent(line);
+        match self {
+            Tier::Exact | Tier::LineEndings => line.to_owned(),
+            Tier::TrailingWhitespace => line.trim_end().to_owned(),
+            Tier::Indentation => format!("{}\0{}", indent_width(indent), rest.trim_end()),
+            Tier::Punctuation => {
+                format!("{}\0{}", indent_width(indent), punctuation(rest.trim_end()))
+            }
+        }
+    }
+}
+
+/// One line of a block side: its content and its terminator (empty on an open last line).
+#[derive(Clone, Copy, Debug)]
+pub struct SideLine<'a> {
+    pub text: &'a str,
+    pub term: &'a str,
+}
+
+impl SideLine<'_> {
+    pub fn blank(&self) -> bool {
+        self.text.trim().is_empty()
+    }
+}
+
+/// The lines of a block side (a final terminator does not start another line).
+pub fn side_lines(text: &str) -> Vec<SideLine<'_>> {
+    crate::target::lines::split(text)
+        .iter()
+        .map(|l| SideLine {
+            text: &text[l.start..l.content_end],
+            term: &text[l.content_end..l.end],
+        })
+        .collect()
+}
+
+/// Curly quotes, dashes, non-breaking spaces and ellipses as their ASCII forms.
+pub fn punctuation(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{2032}' => '\'',
+            '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{2033}' => '"',
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+            '\u{00a0}' | '\u{2007}' | '\u{202f}' => ' ',
+            c => c,
+        })
+        .collect::<String>()
+        .replace('\u{2026}', "...")
+}
+
+/// The loosest form of a line: trimmed, punctuation made ASCII.
+pub fn key(line: &str) -> Cow<'_, str> {
+    let t = line.trim();
+    if t.is_ascii() {
+        Cow::Borrowed(t)
+    } else {
+        Cow::Owned(punctuation(t).trim().to_owned())
+    }
+}
+
+pub fn indent_width(indent: &str) -> usize {
+    indent
+        .chars()
+        .map(|c| if c == '\t' { TAB } else { 1 })
+        .sum()
+}
+
+pub fn split_indent(line: &str) -> (&str, &str) {
+    let rest = line.trim_start_matches([' ', '\t']);
+    (&line[..line.len() - rest.len()], rest)
+}
+
+/// One window a side matches: its first line, length in lines, tier and indentation shift
+/// (file width minus block width).
+#[derive(Clone, Copy, Debug)]
+pub struct Found {
+    pub first: usize,
+    pub len: usize,
+    pub tier: Tier,
+    pub shift: isize,
+}
+
+impl Found {
+    /// Whether this window lies inside `outer`.
+    pub fn inside(&self, outer: &Found) -> bool {
+        self.first >= outer.first && self.first + self.len <= outer.first + outer.len
+    }
+}
+
+/// Where windows may lie: from line `from` on, ending at the end of the file when `at_eof`;
+/// `exact_only` turns the tolerant tiers off.
+#[derive(Clone, Copy)]
+pub struct Scope {
+    pub from: usize,
+    pub at_eof: bool,
+    pub exact_only: bool,
+}
+
+/// Every window of the file that `wanted` matches, each at its strictest tier.
+pub fn find_all(file: &FileText<'_>, wanted: &[SideLine<'_>], scope: Scope) -> Vec<Found> {
+    let (text, lines) = (file.text, file.lines());
+    let m = wanted.len();
+    if m == 0 || m > lines.len() {
+        return Vec::new();
+    }
+    let keys = file.keys();
+    let pivot = wanted.iter().position(|w| !w.blank());
+    let starts: Vec<usize> = match pivot {
+        Some(k) => {
+            let want = key(wanted[k].text);
+            let hits = keys.iter().enumerate().filter(|(_, key)| **key == want);
+            hits.filter_map(|(j, _)| j.checked_sub(k)).collect()
+        }
+        None => (0..lines.len()).collect(),
+    };
+    starts
+        .into_iter()
+        .filter(|&i| i >= scope.from && i + m <= lines.len())
+        .filter(|&i| !scope.at_eof || i + m == lines.len())
+        .filter_map(|first| {
+            let window = &lines[first..first + m];
+            let (tier, shift) = classify(text, window, wanted, scope.exact_only)?;
+            Some(Found {
+                first,
+                len: m,
+                tier,
+                shift,
+            })
+        })
+        .collect()
+}
+
+/// The strictest tier at which the file lines `window` match `wanted`, and the shift.
+pub fn classify(
+    text: &str,
+    window: &[Line],
+    wanted: &[SideLine<'_>],
+    exact_only: bool,
+) -> Option<(Tier, isize)> {
+    let content = |l: &Line| &text[l.start..l.content_end];
+    let term = |l: &Line| &text[l.content_end..l.end];
+    let last = wanted.len() - 1;
+    let exact = window.iter().zip(wanted).enumerate().all(|(i, (f, w))| {
+        content(f) == w.text && (term(f) == w.term || (i == last && w.term.is_empty()))
+    });
+    if exact {
+        return Some((Tier::Exact, 0));
+    }
+    if exact_only {
+        return None;
+    }
+    let pairs = || {
+        window
+            .iter()
+            .map(content)
+            .zip(wanted.iter().map(|w| w.text))
+    };
+    if pairs().all(|(f, w)| f == w) {
+        return Some((Tier::LineEndings, 0));
+    }
+    if pairs().all(|(f, w)| f.trim_end() == w.trim_end()) {
+        return Some((Tier::TrailingWhitespace, 0));
+    }
+    for tier in [Tier::Indentation, Tier::Punctuation] {
+        if let Some(shift) = shifted(pairs(), tier) {
+            return Some((tier, shift));
+        }
+    }
+    None
+}
+
+/// The uniform indentation shift under which every pair matches at `tier`, if there is one.
+fn shifted<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>, tier: Tier) -> Option<isize> {
+    let mut shift: Option<isize> = None;
+    for (f, w) in pairs {
+        let ((fi, fr), (wi, wr)) = (split_indent(f), split_indent(w));
+        let same = match tier {
+            Tier::Punctuation => punctuation(fr.trim_end()) == punctuation(wr.trim_end()),
+            _ => fr.trim_end() == wr.trim_end(),
+        };
+        if !same {
+            return None;
+        }
+        if fr.trim().is_empty() {
+            continue;
+        }
+        let d = indent_width(fi) as isize - indent_width(wi) as isize;
+        if *shift.get_or_insert(d) != d {
+            return None;
+        }
+    }
+    Some(shift.unwrap_or(0))
+}
