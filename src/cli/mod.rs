@@ -12,6 +12,7 @@ pub mod output;
 pub mod patch;
 pub mod pipeline;
 pub mod read;
+pub mod recover;
 pub mod show;
 pub mod symbol_flags;
 pub mod undo;
@@ -109,6 +110,9 @@ pub enum Command {
     Instructions,
     /// Git hooks: install, uninstall, and the pre-commit / post-commit checks they run.
     Hook(hook::HookArgs),
+    /// Show and settle interrupted transactions (rolled back, rolled forward when finished,
+    /// unreadable journals quarantined); `--dry-run` only shows them.
+    Recover(recover::RecoverArgs),
 }
 
 impl Command {
@@ -126,6 +130,7 @@ impl Command {
             Command::Capabilities => "capabilities",
             Command::Instructions => "instructions",
             Command::Hook(_) => "hook",
+            Command::Recover(_) => "recover",
         }
     }
 
@@ -165,7 +170,7 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
     // A hook must not roll back a half-written transaction under a running `git commit`: the
     // pre-commit check reports it instead.
     let mut recovered = match cli.command {
-        Command::Hook(_) => Vec::new(),
+        Command::Hook(_) | Command::Recover(_) => Vec::new(),
         _ => journal::recover(&ws.journal_dir()),
     };
     let result = match &cli.command {
@@ -181,6 +186,7 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Command::Capabilities => Ok(info::capabilities()),
         Command::Instructions => Ok(info::instructions()),
         Command::Hook(args) => hook::run(&ws, args),
+        Command::Recover(args) => recover::run(&ws, args),
     };
     let result = result.map(|(report, more)| {
         recovered.extend(more);

@@ -1,7 +1,13 @@
-//! Failpoints for crash testing: `IDENTEDIT_FAILPOINT=<step>` kills the process with SIGKILL
-//! when the transaction reaches `<step>` (as `kill -9` would, nothing is cleaned up);
-//! `IDENTEDIT_FAILPOINT=<step>:error` makes the step fail with an I/O error instead, which
-//! exercises the in-process rollback.
+//! Failpoints for crash and fault testing, compiled only into debug builds and builds with the
+//! `failpoints` feature (a release binary ignores `IDENTEDIT_FAILPOINT`: an inherited variable
+//! can never kill a real transaction).
+//!
+//! - `IDENTEDIT_FAILPOINT=<step>` kills the process with SIGKILL when the transaction reaches
+//!   `<step>` (as `kill -9` would, nothing is cleaned up); `<step>:error` makes the step fail
+//!   with an I/O error instead, which exercises the in-process rollback.
+//! - `IDENTEDIT_FAILPOINT=<op>@<area>:<ERRNO>` (optionally `<op>@<area>#<n>:<ERRNO>`, the n-th
+//!   time, 1-based) makes one file-system operation fail with a real errno before it runs:
+//!   `op` is one of [`OPS`], `area` one of [`AREAS`], `ERRNO` one of [`ERRNOS`].
 
 /// Every step, in the order a transaction passes them.
 pub const STEPS: &[(&str, &str)] = &[
@@ -22,14 +28,29 @@ pub const STEPS: &[(&str, &str)] = &[
     ),
 ];
 
-const VAR: &str = "IDENTEDIT_FAILPOINT";
+/// File-system operations an injected error can hit.
+pub const OPS: &[&str] = &["mkdir", "write", "fsync", "link", "rename", "unlink"];
+
+/// Where they happen: the journal, staging temp files, the pre-image backups, publishing
+/// renames, the commit point, directory fsyncs, rollback, the ledger's refs and the index.
+pub const AREAS: &[&str] = &[
+    "journal", "stage", "backup", "publish", "commit", "dir", "rollback", "ledger", "index",
+];
+
+/// The errors that can be injected.
+pub const ERRNOS: &[(&str, i32)] = &[
+    ("ENOSPC", libc::ENOSPC),
+    ("EIO", libc::EIO),
+    ("EACCES", libc::EACCES),
+    ("EROFS", libc::EROFS),
+    ("EXDEV", libc::EXDEV),
+];
 
 /// Reaching `step`: dies or fails when the environment asks for it.
 pub fn hit(step: &str) -> std::io::Result<()> {
-    let Some(wanted) = std::env::var_os(VAR) else {
+    let Some(wanted) = wanted() else {
         return Ok(());
     };
-    let wanted = wanted.to_string_lossy();
     let (name, mode) = wanted.split_once(':').unwrap_or((&wanted, "kill"));
     if name != step {
         return Ok(());
@@ -38,6 +59,42 @@ pub fn hit(step: &str) -> std::io::Result<()> {
         return Err(std::io::Error::other(format!("failpoint {step}")));
     }
     kill_self()
+}
+
+/// About to run file-system operation `op` in `area`: fails with the injected errno when the
+/// environment names this operation (and this occurrence of it).
+pub fn io(op: &str, area: &str) -> std::io::Result<()> {
+    let Some(wanted) = wanted() else {
+        return Ok(());
+    };
+    let Some((site, errno)) = wanted.rsplit_once(':') else {
+        return Ok(());
+    };
+    let (site, nth) = match site.split_once('#') {
+        Some((site, n)) => (site, n.parse::<usize>().unwrap_or(1)),
+        None => (site, 1),
+    };
+    if site != format!("{op}@{area}") {
+        return Ok(());
+    }
+    let Some(&(_, code)) = ERRNOS.iter().find(|(name, _)| *name == errno) else {
+        return Ok(());
+    };
+    static SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let seen = SEEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    if seen == nth {
+        return Err(std::io::Error::from_raw_os_error(code));
+    }
+    Ok(())
+}
+
+/// The failpoint the environment asks for; always `None` in release builds without the
+/// `failpoints` feature.
+fn wanted() -> Option<String> {
+    if !cfg!(any(debug_assertions, feature = "failpoints")) {
+        return None;
+    }
+    std::env::var("IDENTEDIT_FAILPOINT").ok()
 }
 
 #[allow(unsafe_code)]

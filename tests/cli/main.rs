@@ -17,6 +17,7 @@ mod ledger;
 mod output;
 mod precommit_framework;
 mod public_shapes;
+mod reliability;
 mod scenarios;
 mod scope;
 mod symbols;

@@ -1,0 +1,137 @@
+//! Defects found by a close read of the engine, the journal, the ledger and the hooks: each
+//! test here failed before its fix.
+
+use serde_json::json;
+
+use crate::common::{BIN, Repo, code, command, git, plan};
+
+/// A tmpfs mounted for the test's lifetime (root only), so that a linked worktree sits on
+/// another filesystem than the repository's `.git`.
+pub struct Tmpfs {
+    pub dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    /// `None` (with the reason printed) when this process may not mount.
+    pub fn mount() -> Option<Self> {
+        let dir = tempfile::tempdir().expect("mount point");
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "tmpfs"])
+            .arg(dir.path())
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!("skipped: mounting a tmpfs needs root (another filesystem for a worktree)");
+            return None;
+        }
+        Some(Self { dir })
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+/// A repository with a linked worktree on a tmpfs: the worktree's state (journal, pre-images)
+/// is under the main repository's `.git/worktrees/`, on another filesystem.
+fn worktree_elsewhere() -> Option<(Repo, Tmpfs, std::path::PathBuf)> {
+    let mount = Tmpfs::mount()?;
+    let repo = Repo::new();
+    repo.write("a.txt", "alpha\nbeta\n")
+        .write("b.txt", "one\ntwo\n")
+        .commit();
+    let wt = mount.dir.path().join("wt");
+    git(
+        repo.path(),
+        &["worktree", "add", "-q", "-b", "side", &wt.to_string_lossy()],
+    );
+    Some((repo, mount, wt))
+}
+
+fn files(dir: &std::path::Path) -> (Vec<u8>, Vec<u8>) {
+    let read = |n: &str| std::fs::read(dir.join(n)).expect("read");
+    (read("a.txt"), read("b.txt"))
+}
+
+#[test]
+fn a_rollback_across_filesystems_restores_every_file() {
+    let Some((repo, _mount, wt)) = worktree_elsewhere() else {
+        return;
+    };
+    let body = plan(json!({"edits": [
+        {"path": "a.txt", "find": "beta", "replace": "BETA"},
+        {"path": "b.txt", "find": "two", "replace": "TWO"}]}));
+    let before = files(&wt);
+    let out = crate::common::run_with_stdin(
+        command(BIN)
+            .current_dir(&wt)
+            .args(["apply", "-", "--format", "json"])
+            .env("IDENTEDIT_FAILPOINT", "after_publish:error"),
+        &body,
+    );
+    let doc = crate::common::parse_one_document(&out);
+    assert_eq!(code(&doc), "apply_failed", "{doc}");
+    assert_eq!(files(&wt), before, "every file is back: {doc}");
+    let outcomes: Vec<&str> = doc["error"]["details"]["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["outcome"].as_str())
+        .collect();
+    assert_eq!(outcomes, ["restored", "restored"], "{doc}");
+    let journal = repo.path().join(".git/worktrees/wt/identedit/journal");
+    let left: Vec<_> = std::fs::read_dir(&journal)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "journal folder left: {left:?}");
+}
+
+#[test]
+fn a_torn_journal_is_quarantined_and_no_longer_blocks_commits() {
+    let repo = Repo::new();
+    repo.write("a.txt", "alpha\n").commit();
+    crate::hooks::install(repo.path());
+    let dir = repo.path().join(".git/identedit/journal");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(
+        dir.join("4242-1.journal"),
+        r#"{"version":1,"id":"4242-1","pid":42"#,
+    )
+    .expect("torn journal");
+    std::fs::write(dir.join("4242-1.0.pre"), "alpha\n").expect("pre-image");
+
+    let (rc, doc) = repo.json(&["recover", "--dry-run"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["pending"][0]["readable"], false, "{doc}");
+    assert!(
+        dir.join("4242-1.journal").exists(),
+        "a dry run changes nothing"
+    );
+
+    let (rc, doc) = repo.json(&["recover"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["settled"][0]["direction"], "quarantined", "{doc}");
+    assert!(!dir.join("4242-1.journal").exists());
+    let kept = dir.join("quarantine");
+    assert!(kept.join("4242-1.journal").exists(), "kept for inspection");
+    assert!(
+        kept.join("4242-1.0.pre").exists(),
+        "its pre-image is kept too"
+    );
+
+    repo.write("b.txt", "b\n");
+    git(repo.path(), &["add", "b.txt"]);
+    let (ok, err) = crate::hooks::commit(repo.path(), "after the quarantine");
+    assert!(ok, "{err}");
+    let (rc, doc) = repo.json(&["recover"]);
+    assert_eq!(
+        (rc, doc["pending"].as_array().map(Vec::len)),
+        (0, Some(0)),
+        "{doc}"
+    );
+}
