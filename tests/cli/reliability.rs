@@ -135,3 +135,91 @@ fn a_torn_journal_is_quarantined_and_no_longer_blocks_commits() {
         "{doc}"
     );
 }
+
+/// Waits for `child` at most `secs` seconds; kills it and fails the test when it hangs.
+fn wait_bounded(mut child: std::process::Child, secs: u64, what: &str) -> std::process::Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} hung for more than {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().expect("output")
+}
+
+#[test]
+fn installing_again_from_another_path_never_chains_our_own_hook() {
+    let repo = Repo::new();
+    repo.write("a.txt", "alpha\n").commit();
+    crate::hooks::install(repo.path());
+    std::fs::remove_file(repo.path().join(".git/identedit/hooks.json")).expect("rm manifest");
+    let elsewhere = tempfile::tempdir().expect("dir");
+    let exe = elsewhere.path().join("git-identedit");
+    std::fs::hard_link(BIN, &exe)
+        .or_else(|_| std::fs::copy(BIN, &exe).map(|_| ()))
+        .expect("second binary");
+    let out = command(&exe)
+        .args(["hook", "install", "--format", "json"])
+        .current_dir(repo.path())
+        .output()
+        .expect("install");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let hooks = repo.path().join(".git/hooks");
+    assert!(
+        !hooks.join("pre-commit.identedit-chained").exists(),
+        "our own hook is recognised and replaced, not chained"
+    );
+    repo.write("b.txt", "b\n");
+    git(repo.path(), &["add", "b.txt"]);
+    let child = command("git")
+        .args(["commit", "-q", "-m", "b"])
+        .current_dir(repo.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("commit");
+    let out = wait_bounded(child, 30, "git commit");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_hook_script_never_runs_a_chained_copy_of_itself() {
+    let repo = Repo::new();
+    repo.write("a.txt", "alpha\n").commit();
+    crate::hooks::install(repo.path());
+    let hooks = repo.path().join(".git/hooks");
+    // As an older install left it: our own script moved aside as the "chained" hook.
+    for name in ["pre-commit", "post-commit"] {
+        std::fs::copy(
+            hooks.join(name),
+            hooks.join(format!("{name}.identedit-chained")),
+        )
+        .expect("copy");
+    }
+    repo.write("b.txt", "b\n");
+    git(repo.path(), &["add", "b.txt"]);
+    let child = command("git")
+        .args(["commit", "-q", "-m", "b"])
+        .current_dir(repo.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("commit");
+    let out = wait_bounded(child, 30, "git commit");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
