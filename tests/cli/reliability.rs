@@ -223,3 +223,32 @@ fn a_hook_script_never_runs_a_chained_copy_of_itself() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_file_named_like_the_ledger_ref_does_not_share_its_lock() {
+    let repo = Repo::new();
+    repo.write("refs/identedit/log", "old\n").commit();
+    let out = repo
+        .cmd()
+        .args([
+            "edit",
+            "refs/identedit/log",
+            "--find",
+            "old",
+            "--replace",
+            "new",
+        ])
+        .args(["--format", "json"])
+        .env("IDENTEDIT_LOCK_TIMEOUT_MS", "2000")
+        .output()
+        .expect("edit");
+    let doc = crate::common::parse_one_document(&out);
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(repo.text("refs/identedit/log"), "new\n");
+    let (rc, log) = repo.json(&["log"]);
+    assert_eq!(rc, 0, "{log}");
+    assert!(
+        log.to_string().contains("refs/identedit/log"),
+        "the receipt is recorded: {log}"
+    );
+}
