@@ -137,15 +137,8 @@ impl Recorder {
         tree.add(&self.repo, "input".to_owned(), &self.intent.input)?;
         let tree_id = ledger::write_tree(&self.repo, &tree)?;
         let message = message(&receipt);
-        let commit = ledger::append(&mut self.repo, LOG_REF, tree_id, &message)?;
         let label_ref = format!("{LABEL_REF_PREFIX}{}", ref_safe_label(&receipt.label));
-        ledger::set_ref(
-            &self.repo,
-            &label_ref,
-            commit,
-            gix::refs::transaction::PreviousValue::Any,
-            &message,
-        )?;
+        let commit = ledger::append(&mut self.repo, LOG_REF, &label_ref, tree_id, &message)?;
         self.recorded = Some(Recorded {
             commit: commit.to_string(),
             label_ref,

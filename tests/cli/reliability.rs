@@ -252,3 +252,43 @@ fn a_file_named_like_the_ledger_ref_does_not_share_its_lock() {
         "the receipt is recorded: {log}"
     );
 }
+
+#[test]
+fn a_label_ending_in_a_dot_is_recorded_with_the_log_in_one_ref_transaction() {
+    let repo = Repo::new();
+    repo.write("f.txt", "old\n").commit();
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "f.txt",
+        "--find",
+        "old",
+        "--replace",
+        "new",
+        "--task",
+        "release 1.",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    let refs = git(
+        repo.path(),
+        &[
+            "for-each-ref",
+            "--format=%(refname) %(objectname)",
+            "refs/identedit/",
+        ],
+    );
+    let log = refs
+        .lines()
+        .find(|l| l.starts_with("refs/identedit/log "))
+        .expect("log ref");
+    let label = refs
+        .lines()
+        .find(|l| l.starts_with("refs/identedit/receipts/release"))
+        .unwrap_or_else(|| panic!("label ref missing: {refs}"));
+    assert_eq!(
+        log.split(' ').nth(1),
+        label.split(' ').nth(1),
+        "both name the same receipt"
+    );
+    let (rc, shown) = repo.json(&["show", "release 1."]);
+    assert_eq!(rc, 0, "{shown}");
+}
