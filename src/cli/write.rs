@@ -112,9 +112,6 @@ fn work_tree(
         let receipt = recorded_json(&recorder, &outcome);
         (outcome, receipt)
     };
-    if flags.stage && !outcome.dry_run {
-        crate::git::index::stage(ws, &outcome.files)?;
-    }
     let mut report = report::outcome(plan, &outcome, flags.diff);
     report.json.insert("receipt".into(), receipt);
     if flags.stage {

@@ -100,6 +100,8 @@ pub struct Recorder {
     failure: Option<serde_json::Value>,
     /// Set once a receipt was written.
     pub recorded: Option<Recorded>,
+    /// `--stage`: `index.lock`, held from before the publish until the index is written.
+    index_lock: Option<crate::git::index::IndexLock>,
 }
 
 impl Recorder {
@@ -112,6 +114,7 @@ impl Recorder {
             root: ws.root.clone(),
             failure: None,
             recorded: None,
+            index_lock: None,
         })
     }
 
@@ -180,7 +183,9 @@ impl txn::Observer for Recorder {
 
     fn before_publish(&mut self, files: &[FileChange]) -> Result<()> {
         if self.intent.staged {
+            let lock = crate::git::index::lock(&self.repo)?;
             crate::git::index::check_matches(&self.repo, files)?;
+            self.index_lock = Some(lock);
         }
         self.scope = observe::scope(files);
         self.before = Some(observe::scan(&self.root, &self.scope));
@@ -195,7 +200,12 @@ impl txn::Observer for Recorder {
             Ok(()) => {
                 let observed = observe::compare(scope, &before, &after, files);
                 self.write(files, Status::Applied, observed)
-                    .map_err(|e| unrecorded(e, files))
+                    .map_err(|e| unrecorded(e, files))?;
+                match self.index_lock.take() {
+                    // Still under the file locks: no identedit writer moved these files since.
+                    Some(lock) => crate::git::index::stage_locked(&self.repo, lock, files),
+                    None => Ok(()),
+                }
             }
             Err(failure) => {
                 let observed = observe::compare_rolled_back(scope, &before, &after, files);

@@ -292,3 +292,54 @@ fn a_label_ending_in_a_dot_is_recorded_with_the_log_in_one_ref_transaction() {
     let (rc, shown) = repo.json(&["show", "release 1."]);
     assert_eq!(rc, 0, "{shown}");
 }
+
+#[test]
+fn stage_holds_the_index_lock_and_writes_nothing_while_git_holds_it() {
+    let repo = Repo::new();
+    repo.write("f.txt", "old\n").commit();
+    let lock = repo.path().join(".git/index.lock");
+    std::fs::write(&lock, "").expect("another git holds the index");
+    let out = repo
+        .cmd()
+        .args([
+            "edit",
+            "f.txt",
+            "--find",
+            "old",
+            "--replace",
+            "new",
+            "--stage",
+        ])
+        .args(["--format", "json"])
+        .env("IDENTEDIT_LOCK_TIMEOUT_MS", "300")
+        .output()
+        .expect("edit");
+    let doc = crate::common::parse_one_document(&out);
+    assert_eq!(code(&doc), "resource_busy", "{doc}");
+    assert_eq!(
+        repo.text("f.txt"),
+        "old\n",
+        "nothing written while the index is locked"
+    );
+    std::fs::remove_file(&lock).expect("git is done");
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "f.txt",
+        "--find",
+        "old",
+        "--replace",
+        "new",
+        "--stage",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        git(repo.path(), &["diff", "--cached", "--name-only"]),
+        "f.txt\n"
+    );
+    assert_eq!(
+        git(repo.path(), &["diff", "--name-only"]),
+        "",
+        "work tree and index agree"
+    );
+    assert!(!lock.exists(), "index.lock released");
+}
