@@ -212,6 +212,34 @@ pub(crate) fn command_line() -> Vec<u8> {
     serde_json::to_vec(&args).unwrap_or_default()
 }
 
+/// The most a command reads from stdin (`IDENTEDIT_MAX_INPUT_BYTES`, default 256 MiB).
+pub(crate) fn max_input_bytes() -> u64 {
+    std::env::var("IDENTEDIT_MAX_INPUT_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256 << 20)
+}
+
+/// Reads all of stdin, refusing more than [`max_input_bytes`] (`what` names the input).
+pub(crate) fn read_stdin(what: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let limit = max_input_bytes();
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(&format!("reading {what} from stdin"), &e))?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::new(
+            crate::error::Code::InvalidRequest,
+            format!("{what} on stdin is larger than {limit} bytes"),
+        )
+        .detail("limit_bytes", limit)
+        .hint("Split the input, or raise IDENTEDIT_MAX_INPUT_BYTES."));
+    }
+    Ok(bytes)
+}
+
 /// Shared by commands that apply a plan.
 pub(crate) fn usage_error(message: impl Into<String>) -> Error {
     Error::usage(message).hint("Run `git identedit <command> --help` for the accepted options.")

@@ -396,3 +396,54 @@ fn a_symlink_swapped_in_while_a_file_is_read_is_never_followed() {
         "outside bytes were read through a swapped-in symlink: {leaked:?}"
     );
 }
+
+#[test]
+fn git_dir_lookalikes_that_git_refuses_are_refused() {
+    let repo = Repo::new();
+    repo.write("a.txt", "a\n").commit();
+    for name in [
+        ".GIT/config",
+        ".g\u{200c}it/config",
+        "GIT~1/config",
+        ".git./config",
+        "sub/.Git/x",
+    ] {
+        let body = plan(json!({"creates": [{"path": name, "content": "x\n"}]}));
+        let (rc, doc) = repo.json_stdin(&["apply", "-"], &body);
+        assert_eq!((rc, code(&doc)), (1, "path_refused"), "{name}: {doc}");
+    }
+    assert_eq!(
+        repo.tree().len(),
+        1,
+        "nothing was created: {:?}",
+        repo.tree().keys()
+    );
+}
+
+#[test]
+fn a_file_name_near_255_bytes_can_be_edited() {
+    let repo = Repo::new();
+    let name = format!("{}.txt", "n".repeat(250));
+    repo.write(&name, "old\n").commit();
+    let (rc, doc) = repo.json(&["edit", &name, "--find", "old", "--replace", "new"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text(&name), "new\n");
+    assert!(repo.temp_files().is_empty());
+}
+
+#[test]
+fn stdin_input_is_bounded() {
+    let repo = Repo::new();
+    repo.write("a.txt", "a\n").commit();
+    let body = plan(json!({"edits": [{"path": "a.txt", "find": "a", "replace": "b"}]}));
+    let out = crate::common::run_with_stdin(
+        repo.cmd()
+            .args(["apply", "-", "--format", "json"])
+            .env("IDENTEDIT_MAX_INPUT_BYTES", "40"),
+        &body,
+    );
+    let doc = crate::common::parse_one_document(&out);
+    assert_eq!(code(&doc), "invalid_request", "{doc}");
+    assert_eq!(doc["error"]["details"]["limit_bytes"], 40);
+    assert_eq!(repo.text("a.txt"), "a\n");
+}
