@@ -562,8 +562,8 @@ mod tests {
             run(text, "fn f() { old(); }", op("${1}x")),
             "fn f() { ox(); }\n"
         );
+        let re = regex::Regex::new("(o)ld").expect("re");
         for bad in ["$this", "$2", "${name}"] {
-            let re = regex::Regex::new("(o)ld").expect("re");
             assert!(
                 super::check_replacement(&re, bad, "(o)ld").is_err(),
                 "{bad}"
