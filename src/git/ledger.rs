@@ -32,6 +32,8 @@ impl TreeFiles {
 
 /// Stores `bytes` as a blob.
 pub fn write_blob(repo: &gix::Repository, bytes: &[u8]) -> Result<ObjectId> {
+    crate::txn::failpoint::io("write", "ledger")
+        .map_err(|e| crate::error::Error::io("writing a blob", &e))?;
     repo.write_blob(bytes)
         .map(gix::Id::detach)
         .map_err(|e| git_error("writing a blob", &e))

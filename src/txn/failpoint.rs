@@ -62,30 +62,49 @@ pub fn hit(step: &str) -> std::io::Result<()> {
 }
 
 /// About to run file-system operation `op` in `area`: fails with the injected errno when the
-/// environment names this operation (and this occurrence of it).
+/// environment names this operation (and this occurrence of it). Several faults are separated
+/// by `,` (`rename@publish#2:EIO,rename@rollback:EIO`).
 pub fn io(op: &str, area: &str) -> std::io::Result<()> {
     let Some(wanted) = wanted() else {
         return Ok(());
     };
-    let Some((site, errno)) = wanted.rsplit_once(':') else {
-        return Ok(());
-    };
-    let (site, nth) = match site.split_once('#') {
-        Some((site, n)) => (site, n.parse::<usize>().unwrap_or(1)),
-        None => (site, 1),
-    };
-    if site != format!("{op}@{area}") {
-        return Ok(());
-    }
-    let Some(&(_, code)) = ERRNOS.iter().find(|(name, _)| *name == errno) else {
-        return Ok(());
-    };
-    static SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let seen = SEEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-    if seen == nth {
-        return Err(std::io::Error::from_raw_os_error(code));
+    for spec in wanted.split(',') {
+        let Some((site, errno)) = spec.rsplit_once(':') else {
+            continue;
+        };
+        let (site, nth) = match site.split_once('#') {
+            Some((site, n)) => (site, n.parse::<usize>().unwrap_or(1)),
+            None => (site, 1),
+        };
+        if site.split_once('@') != Some((op, area)) {
+            continue;
+        }
+        let Some(&(_, code)) = ERRNOS.iter().find(|(name, _)| *name == errno) else {
+            continue;
+        };
+        if count(spec) == nth {
+            return Err(std::io::Error::from_raw_os_error(code));
+        }
     }
     Ok(())
+}
+
+/// How many times `spec`'s operation was reached in this process, this one included.
+fn count(spec: &str) -> usize {
+    static SEEN: std::sync::Mutex<Vec<(String, usize)>> = std::sync::Mutex::new(Vec::new());
+    let mut seen = SEEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match seen.iter_mut().find(|(s, _)| s == spec) {
+        Some((_, n)) => {
+            *n += 1;
+            *n
+        }
+        None => {
+            seen.push((spec.to_owned(), 1));
+            1
+        }
+    }
 }
 
 /// The failpoint the environment asks for; always `None` in release builds without the

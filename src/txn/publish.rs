@@ -29,9 +29,13 @@ pub fn publish(journal_dir: &Path, changes: &[&FileChange], keys: Vec<String>) -
         .and_then(|()| write_all(&journal, changes));
     match steps {
         Ok(()) => journal.commit().map_err(|e| {
-            Error::io("removing the journal (the commit point)", &e)
-                .detail("step", "committing")
-                .detail("io_error", e.to_string())
+            Error::new(
+                Code::ApplyFailed,
+                format!("committing failed: {e}; every file holds its new content, and the next command (or `git identedit recover`) completes the transaction"),
+            )
+            .detail("step", "committing")
+            .detail("io_error", e.to_string())
+            .hint("Every file was written; run `git identedit recover` to complete the transaction.")
         }),
         Err((step, e)) => {
             let path = journal.path().to_path_buf();

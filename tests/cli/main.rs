@@ -10,6 +10,7 @@ mod config;
 mod crash;
 mod dialects;
 mod edit;
+mod faults;
 mod hook_notes;
 mod hooks;
 mod languages;
