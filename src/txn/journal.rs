@@ -267,14 +267,25 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
     }
 }
 
-/// A journal still being written (before its rename, nothing is staged yet) is only garbage
-/// once it is old: its owner may not have locked it yet.
+/// A journal still being written (before its rename, nothing is staged yet) is garbage once
+/// its owner (the pid its name starts with) is gone, or, where that cannot be told, once it is
+/// old: its owner may not have locked it yet.
 fn is_stale(path: &Path) -> bool {
     let age = fs::metadata(path)
         .and_then(|m| m.modified())
         .ok()
         .and_then(|t| t.elapsed().ok());
-    age.is_some_and(|a| a > std::time::Duration::from_secs(60))
+    if age.is_some_and(|a| a > std::time::Duration::from_secs(60)) {
+        return true;
+    }
+    let pid = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.split('-').next())
+        .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let proc_fs = Path::new("/proc/self").exists();
+    let unlocked = File::open(path).is_ok_and(|f| f.try_lock().is_ok());
+    proc_fs && unlocked && pid.is_some_and(|p| !Path::new("/proc").join(p).exists())
 }
 
 /// Rolls back every journal left by a dead process. Costs one `readdir` when there is none.

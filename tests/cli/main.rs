@@ -11,6 +11,7 @@ mod crash;
 mod dialects;
 mod edit;
 mod faults;
+mod fuzz_corpus;
 mod hook_notes;
 mod hooks;
 mod languages;
@@ -23,6 +24,7 @@ mod scenarios;
 mod scope;
 mod symbols;
 mod syntax;
+mod torture;
 mod undo;
 mod verify;
 
