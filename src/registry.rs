@@ -77,6 +77,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: "git hooks: install/uninstall (chains existing hooks), pre-commit (refuses pending recovery, syntax regressions, edit-format residue in staged files), post-commit (notes the receipts a commit contains)",
         usage: "git identedit hook install|uninstall|pre-commit|post-commit",
     },
+    CommandSpec {
+        name: "recover",
+        summary: "show and settle interrupted transactions: rolled back, rolled forward when every file already holds its post-image, unreadable journals quarantined",
+        usage: "git identedit recover [--dry-run]",
+    },
 ];
 
 /// Input dialects `apply` understands.
