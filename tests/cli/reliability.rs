@@ -447,3 +447,66 @@ fn stdin_input_is_bounded() {
     assert_eq!(doc["error"]["details"]["limit_bytes"], 40);
     assert_eq!(repo.text("a.txt"), "a\n");
 }
+
+/// `git` in `dir` with `stdin`, its stdout trimmed.
+fn git_stdin(dir: &std::path::Path, args: &[&str], stdin: &str) -> String {
+    let out = crate::common::run_with_stdin(command("git").args(args).current_dir(dir), stdin);
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[test]
+fn undo_prunes_only_directories_that_pass_the_path_checks() {
+    let repo = Repo::new();
+    repo.write("a.txt", "a\n").commit();
+    let body = plan(json!({"creates": [{"path": "new/dir/c.txt", "content": "c\n"}]}));
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &body);
+    assert_eq!(rc, 0, "{doc}");
+    // An empty directory outside the work tree, named from the root with `..`.
+    let outside = tempfile::tempdir().expect("outside");
+    let victim = outside.path().join("victim");
+    std::fs::create_dir(&victim).expect("victim");
+    let name = outside
+        .path()
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let escape = format!("../{name}/victim");
+    // A receipt whose created_dirs names it (as a tampered or foreign log could).
+    let dir = repo.path();
+    let receipt = git(
+        dir,
+        &["cat-file", "blob", "refs/identedit/log:receipt.json"],
+    );
+    let mut receipt: serde_json::Value = serde_json::from_str(&receipt).expect("receipt");
+    receipt["created_dirs"]
+        .as_array_mut()
+        .expect("created_dirs")
+        .insert(0, json!(escape));
+    let blob = git_stdin(dir, &["hash-object", "-w", "--stdin"], &receipt.to_string());
+    let listing: String = git(dir, &["ls-tree", "refs/identedit/log"])
+        .lines()
+        .map(|l| match l.split_once('\t') {
+            Some((_, "receipt.json")) => format!("100644 blob {blob}\treceipt.json\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    let tree = git_stdin(dir, &["mktree"], &listing);
+    let commit = git_stdin(dir, &["commit-tree", &tree, "-m", "receipt"], "");
+    git(dir, &["update-ref", "refs/identedit/log", &commit]);
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(
+        !repo.exists("new/dir/c.txt") && !repo.exists("new"),
+        "its own folders are pruned"
+    );
+    assert!(
+        victim.is_dir(),
+        "a folder outside the work tree is never removed"
+    );
+}
