@@ -7,7 +7,8 @@
 //!   with an I/O error instead, which exercises the in-process rollback.
 //! - `IDENTEDIT_FAILPOINT=<op>@<area>:<ERRNO>` (optionally `<op>@<area>#<n>:<ERRNO>`, the n-th
 //!   time, 1-based) makes one file-system operation fail with a real errno before it runs:
-//!   `op` is one of [`OPS`], `area` one of [`AREAS`], `ERRNO` one of [`ERRNOS`].
+//!   `op` is one of [`OPS`], `area` one of [`AREAS`], `ERRNO` one of [`ERRNOS`], or `KILL`
+//!   (SIGKILL just before that operation).
 
 /// Every step, in the order a transaction passes them.
 pub const STEPS: &[(&str, &str)] = &[
@@ -79,11 +80,12 @@ pub fn io(op: &str, area: &str) -> std::io::Result<()> {
         if site.split_once('@') != Some((op, area)) {
             continue;
         }
-        let Some(&(_, code)) = ERRNOS.iter().find(|(name, _)| *name == errno) else {
-            continue;
-        };
-        if count(spec) == nth {
-            return Err(std::io::Error::from_raw_os_error(code));
+        let code = ERRNOS.iter().find(|(name, _)| *name == errno).map(|e| e.1);
+        if (code.is_some() || errno == "KILL") && count(spec) == nth {
+            return match code {
+                Some(code) => Err(std::io::Error::from_raw_os_error(code)),
+                None => kill_self(),
+            };
         }
     }
     Ok(())

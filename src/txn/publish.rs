@@ -228,7 +228,6 @@ fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
         .map(|b| &b.permissions)
         .or(change.new_permissions.as_ref())
         .map(|p| p.mode() & 0o7777);
-    failpoint::io("write", "stage")?;
     // Created with the final mode (the umask can only take bits away), and given exactly that
     // mode before any byte is written: the new content is never more readable than the file.
     let mut file = OpenOptions::new()
@@ -239,6 +238,7 @@ fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
     if let Some(mode) = mode {
         file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
+    failpoint::io("write", "stage")?;
     file.write_all(bytes)
 }
 

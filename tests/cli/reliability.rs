@@ -510,3 +510,40 @@ fn undo_prunes_only_directories_that_pass_the_path_checks() {
         "a folder outside the work tree is never removed"
     );
 }
+
+#[test]
+fn a_temp_file_has_the_final_mode_before_any_byte_is_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::new();
+    repo.write("secret.txt", "old\n").commit();
+    let file = repo.path().join("secret.txt");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let out = repo
+        .cmd()
+        .args(["edit", "secret.txt", "--find", "old", "--replace", "new"])
+        .env("IDENTEDIT_FAILPOINT", "write@stage:KILL")
+        .output()
+        .expect("edit");
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&out.status),
+        Some(9)
+    );
+    let temps = repo.temp_files();
+    assert_eq!(temps.len(), 1, "{temps:?}");
+    let mode = std::fs::metadata(repo.path().join(&temps[0]))
+        .expect("temp")
+        .permissions()
+        .mode();
+    assert_eq!(
+        mode & 0o777,
+        0o600,
+        "the temp file is as private as the file"
+    );
+    let (rc, doc) = repo.json(&["recover"]);
+    assert_eq!(
+        (rc, doc["settled"][0]["direction"].as_str()),
+        (0, Some("back")),
+        "{doc}"
+    );
+    assert!(repo.temp_files().is_empty());
+}
