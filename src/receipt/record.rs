@@ -203,7 +203,8 @@ impl txn::Observer for Recorder {
                     .map_err(|e| unrecorded(e, files))?;
                 match self.index_lock.take() {
                     // Still under the file locks: no identedit writer moved these files since.
-                    Some(lock) => crate::git::index::stage_locked(&self.repo, lock, files),
+                    Some(lock) => crate::git::index::stage_locked(&self.repo, lock, files)
+                        .map_err(|e| unstaged(e, files)),
                     None => Ok(()),
                 }
             }
@@ -249,6 +250,29 @@ pub fn preview(ws: &Workspace, intent: &Intent, files: &[FileChange]) -> Option<
         Status::DryRun,
         observed,
     ))
+}
+
+/// Staging failed after the files were written and recorded: the error says so.
+fn unstaged(error: Error, files: &[FileChange]) -> Error {
+    let changed: Vec<&str> = files
+        .iter()
+        .filter(|c| c.action != Action::Unchanged)
+        .map(|c| c.path.rel.as_str())
+        .collect();
+    let mut out = Error::new(
+        error.code,
+        format!(
+            "the files were written and the receipt recorded, but staging failed: {}",
+            error.message
+        ),
+    )
+    .hint("The receipt is in `git identedit log`; stage details.changed_files with `git add` once the cause is fixed.")
+    .detail("changed_files", changed)
+    .detail("written", "all");
+    for (key, value) in *error.details {
+        out = out.detail(&key, value);
+    }
+    out
 }
 
 fn unrecorded(error: Error, files: &[FileChange]) -> Error {

@@ -35,7 +35,8 @@ pub fn publish(journal_dir: &Path, changes: &[&FileChange], keys: Vec<String>) -
             )
             .detail("step", "committing")
             .detail("io_error", e.to_string())
-            .hint("Every file was written; run `git identedit recover` to complete the transaction.")
+            .detail("written", "all")
+            .hint("Run `git identedit recover` to complete the transaction.")
         }),
         Err((step, e)) => {
             let path = journal.path().to_path_buf();
@@ -61,6 +62,7 @@ fn failed(step: &str, e: &std::io::Error, restored: &[Restored], journal: &Path)
     let names: Vec<&str> = stuck.iter().map(|r| r.path.as_str()).collect();
     let mut error = base
         .detail("journal", journal.to_string_lossy())
+        .detail("written", "partial")
         .hint("Some files could not be put back: their pre-images and the journal are kept; run `git identedit recover` once the cause is fixed.");
     error.message.push_str(&format!(
         "; {} could not be restored (pre-images kept beside the journal {})",

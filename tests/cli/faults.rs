@@ -119,6 +119,14 @@ fn inject(
             doc.to_string().contains(named),
             "{spec}: the report names the fault: {doc}"
         );
+        let hint = doc["error"]["hint"].as_str().unwrap_or_default();
+        let claims_nothing =
+            hint.starts_with("Nothing was changed") || hint.starts_with("Every file was restored");
+        assert_eq!(
+            claims_nothing,
+            state == "before",
+            "{spec}: the hint tells the truth: {doc}"
+        );
     }
     if !incomplete {
         assert!(
