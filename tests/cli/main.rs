@@ -22,6 +22,7 @@ mod public_shapes;
 mod reliability;
 mod scenarios;
 mod scope;
+mod swaps;
 mod symbols;
 mod syntax;
 mod torture;
