@@ -146,7 +146,8 @@ pub fn capabilities() -> Value {
         "syntax_gate": {"structure_targets": "source and result must parse", "other_edits": "may not raise the error count (--allow-syntax-errors)", "parse_budget_bytes_env": "IDENTEDIT_SYNTAX_MAX_BYTES"},
         "commands": COMMANDS.iter().map(|c| json!({"name": c.name, "summary": c.summary, "usage": c.usage})).collect::<Vec<_>>(),
         "output_formats": ["json", "text"],
-        "failpoints": failpoint::STEPS.iter().map(|(name, what)| json!({"step": name, "state": what})).collect::<Vec<_>>(),
+        // A release build without the `failpoints` feature honours none.
+        "failpoints": failpoint::STEPS.iter().filter(|_| failpoint::ENABLED).map(|(name, what)| json!({"step": name, "state": what})).collect::<Vec<_>>(),
         "error_codes": error_codes(),
         "exit_codes": exit_codes(),
     })

@@ -10,6 +10,9 @@
 //!   `op` is one of [`OPS`], `area` one of [`AREAS`], `ERRNO` one of [`ERRNOS`], or `KILL`
 //!   (SIGKILL just before that operation).
 
+/// Whether this build honours `IDENTEDIT_FAILPOINT` at all.
+pub const ENABLED: bool = cfg!(any(debug_assertions, feature = "failpoints"));
+
 /// Every step, in the order a transaction passes them.
 pub const STEPS: &[(&str, &str)] = &[
     ("after_lock", "file locks held, nothing written"),
@@ -112,7 +115,7 @@ fn count(spec: &str) -> usize {
 /// The failpoint the environment asks for; always `None` in release builds without the
 /// `failpoints` feature.
 fn wanted() -> Option<String> {
-    if !cfg!(any(debug_assertions, feature = "failpoints")) {
+    if !ENABLED {
         return None;
     }
     std::env::var("IDENTEDIT_FAILPOINT").ok()
