@@ -437,16 +437,26 @@ impl Error {
 
     /// The hint shown to the caller: the specific one, or the code's default.
     pub fn effective_hint(&self) -> String {
-        let written = match self.code {
+        // A failure after (part of) the write says so, whatever its code.
+        let state = self.details.get("written").and_then(Value::as_str);
+        let written = match (state, self.code) {
+            (Some("all"), _) => "Every file WAS written.",
+            (Some("partial"), _) => "Not every file could be restored: see details.files.",
+            (_, code) => Self::written_by_code(code),
+        };
+        match &self.hint {
+            Some(hint) => format!("{written} {hint}"),
+            None => written.to_owned(),
+        }
+    }
+
+    fn written_by_code(code: Code) -> &'static str {
+        match code {
             Code::ApplyFailed => "Every file was restored.",
             Code::ReceiptNotRecorded => "The files listed in details.changed_files WERE changed.",
             Code::Internal => "This is a bug; please report it with the command and input.",
             Code::HookRefused => "The commit was not made.",
             _ => "Nothing was changed.",
-        };
-        match &self.hint {
-            Some(hint) => format!("{written} {hint}"),
-            None => written.to_owned(),
         }
     }
 }

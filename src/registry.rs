@@ -87,6 +87,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: "a shell completion script",
         usage: "git identedit completions bash|zsh|fish",
     },
+    CommandSpec {
+        name: "recover",
+        summary: "show and settle interrupted transactions: rolled back, rolled forward when every file already holds its post-image, unreadable journals quarantined",
+        usage: "git identedit recover [--dry-run]",
+    },
 ];
 
 /// Input dialects `apply` understands.
@@ -151,7 +156,8 @@ pub fn capabilities() -> Value {
         "syntax_gate": {"structure_targets": "source and result must parse", "other_edits": "may not raise the error count (--allow-syntax-errors)", "parse_budget_bytes_env": "IDENTEDIT_SYNTAX_MAX_BYTES"},
         "commands": COMMANDS.iter().map(|c| json!({"name": c.name, "summary": c.summary, "usage": c.usage})).collect::<Vec<_>>(),
         "output_formats": ["json", "text"],
-        "failpoints": failpoint::STEPS.iter().map(|(name, what)| json!({"step": name, "state": what})).collect::<Vec<_>>(),
+        // A release build without the `failpoints` feature honours none.
+        "failpoints": failpoint::STEPS.iter().filter(|_| failpoint::ENABLED).map(|(name, what)| json!({"step": name, "state": what})).collect::<Vec<_>>(),
         "error_codes": error_codes(),
         "error_types": error_types(),
         "exit_codes": exit_codes(),

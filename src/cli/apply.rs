@@ -1,6 +1,6 @@
 //! `apply PLAN|-`: compile the input into a plan and apply it, all or nothing.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 
 use clap::Args;
 
@@ -78,11 +78,7 @@ pub fn run(ws: &Workspace, args: &ApplyArgs) -> Result<(Report, Vec<Recovered>)>
 /// Reads the plan from stdin (`-`) or a file relative to the current directory.
 fn read_input(ws: &Workspace, input: &str) -> Result<Vec<u8>> {
     if input == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::io("reading the plan from stdin", &e))?;
-        return Ok(bytes);
+        return super::read_stdin("the plan");
     }
     std::fs::read(ws.cwd.join(input))
         .map_err(|e| Error::io(&format!("reading the plan {input}"), &e).detail("path", input))

@@ -1,8 +1,6 @@
 //! `edit` / `patch FILE --find … --replace …`: one exact find/replace, compiled into a plan of
 //! one operation and applied by the transaction engine. `--json` reads the request from stdin.
 
-use std::io::Read;
-
 use clap::Args;
 
 use super::flags::{FindFlags, WriteFlags};
@@ -68,10 +66,7 @@ fn from_stdin(ws: &Workspace, args: &EditArgs) -> Result<(Report, Vec<Recovered>
             "`--json` reads the whole request from stdin; drop FILE, --find and --replace",
         ));
     }
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .map_err(|e| Error::io("reading stdin", &e))?;
+    let input = super::read_stdin("the request")?;
     let value: serde_json::Value = serde_json::from_slice(&input)
         .map_err(|e| Error::malformed(format!("the request is not valid JSON: {e}")))?;
     if value.get("type").is_none() {

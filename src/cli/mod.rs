@@ -14,6 +14,7 @@ pub mod patch;
 pub mod patch_check;
 pub mod pipeline;
 pub mod read;
+pub mod recover;
 pub mod show;
 pub mod symbol_flags;
 pub mod undo;
@@ -107,6 +108,9 @@ pub enum Command {
     Man(help::ManArgs),
     /// Print a shell completion script (bash, zsh, fish)
     Completions(help::CompletionsArgs),
+    /// Show and settle interrupted transactions (rolled back, rolled forward when finished,
+    /// unreadable journals quarantined); `--dry-run` only shows them.
+    Recover(recover::RecoverArgs),
 }
 
 impl Command {
@@ -126,6 +130,7 @@ impl Command {
             Command::Hook(_) => "hook",
             Command::Man(_) => "man",
             Command::Completions(_) => "completions",
+            Command::Recover(_) => "recover",
         }
     }
 
@@ -175,7 +180,7 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
     // A hook must not roll back a half-written transaction under a running `git commit`: the
     // pre-commit check reports it instead.
     let mut recovered = match cli.command {
-        Command::Hook(_) => Vec::new(),
+        Command::Hook(_) | Command::Recover(_) => Vec::new(),
         _ => journal::recover(&ws.journal_dir()),
     };
     let result = match &cli.command {
@@ -196,6 +201,7 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Command::Hook(args) => hook::run(&ws, args),
         Command::Man(args) => help::man(args),
         Command::Completions(args) => Ok(help::completions(args)),
+        Command::Recover(args) => recover::run(&ws, args),
     };
     let result = result.map(|(mut report, more)| {
         recovered.extend(more);
@@ -222,6 +228,34 @@ pub(crate) fn bundle_label(label: Option<&str>, bundle: Option<&str>) -> Option<
 pub(crate) fn command_line() -> Vec<u8> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     serde_json::to_vec(&args).unwrap_or_default()
+}
+
+/// The most a command reads from stdin (`IDENTEDIT_MAX_INPUT_BYTES`, default 256 MiB).
+pub(crate) fn max_input_bytes() -> u64 {
+    std::env::var("IDENTEDIT_MAX_INPUT_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256 << 20)
+}
+
+/// Reads all of stdin, refusing more than [`max_input_bytes`] (`what` names the input).
+pub(crate) fn read_stdin(what: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let limit = max_input_bytes();
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(&format!("reading {what} from stdin"), &e))?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::new(
+            crate::error::Code::InvalidRequest,
+            format!("{what} on stdin is larger than {limit} bytes"),
+        )
+        .detail("limit_bytes", limit)
+        .hint("Split the input, or raise IDENTEDIT_MAX_INPUT_BYTES."));
+    }
+    Ok(bytes)
 }
 
 /// Shared by commands that apply a plan.

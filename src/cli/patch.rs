@@ -10,8 +10,6 @@
 //! `--append-value V` or `--delete`, and `--create-missing`, `--document-index N`. Values are
 //! JSON text, also from `--text-file` / `--stdin-text` (verbatim, final newline included).
 
-use std::io::Read;
-
 use clap::Args;
 
 use super::flags::{FindFlags, WriteFlags};
@@ -130,10 +128,7 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
     let mut flags = args.write.clone();
     let mut verbose = args.verbose;
     let (mut plan, dry_run, input) = if args.json {
-        let mut input = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut input)
-            .map_err(|e| Error::io("reading stdin", &e))?;
+        let input = super::read_stdin("the request")?;
         let request = patch_request::parse(&input)?;
         flags.no_diff |= request.no_diff;
         verbose |= request.verbose;
@@ -196,13 +191,7 @@ fn payload(
     let bytes = match &args.text_file {
         Some(file) => std::fs::read(ws.cwd.join(file))
             .map_err(|e| Error::io(&format!("--text-file {file}"), &e))?,
-        None => {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| Error::io("--stdin-text", &e))?;
-            bytes
-        }
+        None => super::read_stdin("--stdin-text")?,
     };
     String::from_utf8(bytes).map_err(|_| {
         Error::new(

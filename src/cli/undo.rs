@@ -47,7 +47,7 @@ pub fn run(ws: &Workspace, args: &UndoArgs) -> Result<(Report, Vec<Recovered>)> 
     let (mut report, recovered) =
         super::write::run_intent(ws, &plan, intent, flags.options(), &flags)?;
     if !args.write.dry_run {
-        undo::prune_dirs(&ws.root, &stored);
+        undo::prune_dirs(ws, &stored);
     }
     report.json.insert(
         "undoes".into(),

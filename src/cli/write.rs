@@ -116,9 +116,6 @@ fn work_tree(
         let receipt = recorded_json(&recorder, &outcome);
         (outcome, receipt)
     };
-    if flags.stage && !outcome.dry_run {
-        crate::git::index::stage(ws, &outcome.files)?;
-    }
     let mut report = report::outcome(plan, &outcome, flags.diff);
     if !flags.diff && !flags.no_diff && !outcome.dry_run {
         report::commit_diff(&mut report, &outcome);

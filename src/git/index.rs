@@ -8,7 +8,6 @@ use gix::index::entry::{Flags, Mode, Stage, Stat};
 
 use super::repo::git_error;
 use crate::error::{Code, Error, Result};
-use crate::target::workspace::Workspace;
 use crate::txn::change::{Action, FileChange};
 
 /// Work-tree bytes as git stores them (`git add`'s clean conversion: `text`/`eol`
@@ -47,8 +46,65 @@ impl<'repo> ToGit<'repo> {
     }
 }
 
-/// How often staging retries while another process holds `index.lock`.
-const LOCK_ATTEMPTS: usize = 50;
+/// `index.lock`, taken before a publish and held until the staged index replaces the index
+/// (as `git apply --index` holds it): a concurrent `git add` cannot slip in between the read
+/// and the write of the index, and `--stage` refuses before writing anything while another
+/// process holds the lock.
+pub struct IndexLock(gix::lock::File);
+
+/// Takes `index.lock`, waiting as long as for a file lock (`IDENTEDIT_LOCK_TIMEOUT_MS`).
+pub fn lock(repo: &gix::Repository) -> Result<IndexLock> {
+    use gix::lock::acquire::Fail;
+    let timeout = crate::txn::lock::timeout();
+    gix::lock::File::acquire_to_update_resource(
+        repo.index_path(),
+        Fail::AfterDurationWithBackoff(timeout),
+        None,
+        Default::default(),
+    )
+    .map(IndexLock)
+    .map_err(|e| {
+        Error::new(
+            Code::ResourceBusy,
+            format!("--stage refused: the index is locked by another process ({e})"),
+        )
+        .hint("Retry when the other git command has finished; remove a stale .git/index.lock only if no git process runs.")
+    })
+}
+
+/// Stages every written file of `files` into the index held by `lock`, and puts the new index
+/// in place.
+pub fn stage_locked(repo: &gix::Repository, lock: IndexLock, files: &[FileChange]) -> Result<()> {
+    let written: Vec<&FileChange> = files
+        .iter()
+        .filter(|c| c.action != Action::Unchanged)
+        .collect();
+    let mut index = match repo.open_index() {
+        Ok(index) => index,
+        Err(_) if !repo.index_path().exists() => gix::index::File::from_state(
+            gix::index::State::new(repo.object_hash()),
+            repo.index_path(),
+        ),
+        Err(e) => return Err(git_error("reading the index", &e)),
+    };
+    let mut to_git = ToGit::new(repo)?;
+    put(repo, &mut index, &written, Some(&mut to_git), |change| {
+        let meta = gix::index::fs::Metadata::from_path_no_follow(&change.path.abs)
+            .map_err(|e| Error::io(&format!("staging {}", change.path.rel), &e))?;
+        Ok(Stat::from_fs(&meta).unwrap_or_default())
+    })?;
+    let mut out = std::io::BufWriter::new(lock.0);
+    index
+        .write_to(&mut out, gix::index::write::Options::default())
+        .map_err(|e| git_error("writing the index", &e))?;
+    let lock = out
+        .into_inner()
+        .map_err(|e| Error::io("writing the index", e.error()))?;
+    crate::txn::failpoint::io("rename", "index").map_err(|e| Error::io("writing the index", &e))?;
+    lock.commit()
+        .map(drop)
+        .map_err(|e| Error::io("putting the new index in place", &e.error))
+}
 
 /// Refuses, as `git apply --index` does, a plan whose files do not match the index: a file to
 /// change or delete must be in the index with exactly its current bytes (no unstaged work
@@ -90,42 +146,6 @@ pub fn check_matches(repo: &gix::Repository, files: &[FileChange]) -> Result<()>
     )
     .hint("Stage or stash those changes first, or run without --stage.")
     .detail("files", problems))
-}
-
-/// Stages every written file of `files`.
-pub fn stage(ws: &Workspace, files: &[FileChange]) -> Result<()> {
-    let repo = super::repo::open(ws)?;
-    let written: Vec<&FileChange> = files
-        .iter()
-        .filter(|c| c.action != Action::Unchanged)
-        .collect();
-    if written.is_empty() {
-        return Ok(());
-    }
-    let mut last = None;
-    for _ in 0..LOCK_ATTEMPTS {
-        match stage_once(&repo, &written) {
-            Ok(()) => return Ok(()),
-            Err(e) => last = Some(e),
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    Err(last.unwrap_or_else(|| Error::internal("staging failed")))
-}
-
-fn stage_once(repo: &gix::Repository, written: &[&FileChange]) -> Result<()> {
-    let mut index = repo
-        .open_index()
-        .map_err(|e| git_error("reading the index", &e))?;
-    let mut to_git = ToGit::new(repo)?;
-    put(repo, &mut index, written, Some(&mut to_git), |change| {
-        let meta = gix::index::fs::Metadata::from_path_no_follow(&change.path.abs)
-            .map_err(|e| Error::io(&format!("staging {}", change.path.rel), &e))?;
-        Ok(Stat::from_fs(&meta).unwrap_or_default())
-    })?;
-    index
-        .write(gix::index::write::Options::default(), Default::default())
-        .map_err(|e| git_error("writing the index", &e))
 }
 
 /// Puts `written` into `index`: entries of deleted paths removed, the others given the blob

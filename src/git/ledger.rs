@@ -32,6 +32,8 @@ impl TreeFiles {
 
 /// Stores `bytes` as a blob.
 pub fn write_blob(repo: &gix::Repository, bytes: &[u8]) -> Result<ObjectId> {
+    crate::txn::failpoint::io("write", "ledger")
+        .map_err(|e| crate::error::Error::io("writing a blob", &e))?;
     repo.write_blob(bytes)
         .map(gix::Id::detach)
         .map_err(|e| git_error("writing a blob", &e))
@@ -88,19 +90,25 @@ pub fn ref_target(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>
 }
 
 /// Commits `tree` on top of the tip of `log_ref` and moves `log_ref` to it by compare-and-swap,
-/// re-parenting on conflict. Returns the new commit.
+/// re-parenting on conflict; `label_ref` is pointed at the same commit in the same ref
+/// transaction (both names are checked before anything is written). Returns the new commit.
 pub fn append(
     repo: &mut gix::Repository,
     log_ref: &str,
+    label_ref: &str,
     tree: ObjectId,
     message: &str,
 ) -> Result<ObjectId> {
+    for name in [log_ref, label_ref] {
+        gix::refs::FullName::try_from(name)
+            .map_err(|e| git_error(&format!("the ref name {name}"), &e))?;
+    }
     let sig = signature(repo);
     // Writers of this repository (every worktree shares the log) take turns, so the
     // compare-and-swap below normally succeeds at once and no orphaned receipt commit is left;
     // the CAS still guards against writers that do not take the lock.
     let locks = repo.common_dir().join("identedit").join("locks");
-    let _turn = crate::txn::lock::acquire(&locks, &[log_ref], crate::txn::lock::timeout())?;
+    let _turn = crate::txn::lock::acquire_ledger(&locks, log_ref, crate::txn::lock::timeout())?;
     let mut last_error = None;
     for _ in 0..CAS_ATTEMPTS {
         let tip = ref_target(repo, log_ref)?;
@@ -121,7 +129,8 @@ pub fn append(
             Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
             None => PreviousValue::MustNotExist,
         };
-        match set_ref(repo, log_ref, id, expected, message) {
+        let edits = [(log_ref, expected), (label_ref, PreviousValue::Any)];
+        match set_refs(repo, &edits, id, message) {
             Ok(()) => return Ok(id),
             Err(e) => last_error = Some(e),
         }
@@ -129,34 +138,40 @@ pub fn append(
     Err(last_error.unwrap_or_else(|| crate::error::Error::internal("the receipt log kept moving")))
 }
 
-/// Points `name` at `id` with a reflog entry, if the ref's current value is `expected`.
-pub fn set_ref(
+/// Points every named ref at `id` (each with a reflog entry, each only if its current value is
+/// as expected) in one ref transaction: all move or none does.
+fn set_refs(
     repo: &gix::Repository,
-    name: &str,
+    refs: &[(&str, PreviousValue)],
     id: ObjectId,
-    expected: PreviousValue,
     message: &str,
 ) -> Result<()> {
-    let full_name = name
-        .try_into()
-        .map_err(|e| git_error(&format!("the ref name {name}"), &e))?;
     let subject = message.lines().next().unwrap_or("identedit");
-    let edit = RefEdit {
-        change: Change::Update {
-            log: LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: true,
-                message: format!("identedit: {subject}").into(),
+    let mut edits = Vec::with_capacity(refs.len());
+    for (name, expected) in refs {
+        let full_name = (*name)
+            .try_into()
+            .map_err(|e| git_error(&format!("the ref name {name}"), &e))?;
+        edits.push(RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: true,
+                    message: format!("identedit: {subject}").into(),
+                },
+                expected: expected.clone(),
+                new: Target::Object(id),
             },
-            expected,
-            new: Target::Object(id),
-        },
-        name: full_name,
-        deref: false,
-    };
+            name: full_name,
+            deref: false,
+        });
+    }
+    crate::txn::failpoint::io("rename", "ledger")
+        .map_err(|e| crate::error::Error::io("updating the receipt refs", &e))?;
     let sig = signature(repo);
     let mut time = gix::date::parse::TimeBuf::default();
-    repo.edit_references_as(Some(edit), Some(sig.to_ref(&mut time)))
+    let names: Vec<&str> = refs.iter().map(|(n, _)| *n).collect();
+    repo.edit_references_as(edits, Some(sig.to_ref(&mut time)))
         .map(drop)
-        .map_err(|e| git_error(&format!("updating {name}"), &e))
+        .map_err(|e| git_error(&format!("updating {}", names.join(" and ")), &e))
 }

@@ -137,7 +137,7 @@ fn journals(dir: &Path, verdict: &mut Verdict) {
                 path,
                 line: None,
                 message: format!(
-                    "an interrupted identedit transaction (pid {pid}, journal {}) left {} half-written; run any `git identedit` command (e.g. `git identedit capabilities`) to roll it back, check the files, then commit again",
+                    "an interrupted identedit transaction (pid {pid}, journal {}) left {} half-written; run `git identedit recover` to settle it (`--dry-run` shows it first), check the files, then commit again",
                     pending.path.display(),
                     files.join(", ")
                 ),

@@ -205,6 +205,7 @@ pub fn ref_safe_label(label: &str) -> String {
         let plain = b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
         let dot_ok = b == b'.'
             && i > 0
+            && i + 1 < bytes.len()
             && (bytes[i - 1].is_ascii_alphanumeric() || matches!(bytes[i - 1], b'-' | b'_'))
             && !label[i..].eq_ignore_ascii_case(".lock");
         if plain || dot_ok {

@@ -100,6 +100,8 @@ pub struct Recorder {
     failure: Option<serde_json::Value>,
     /// Set once a receipt was written.
     pub recorded: Option<Recorded>,
+    /// `--stage`: `index.lock`, held from before the publish until the index is written.
+    index_lock: Option<crate::git::index::IndexLock>,
 }
 
 impl Recorder {
@@ -112,6 +114,7 @@ impl Recorder {
             root: ws.root.clone(),
             failure: None,
             recorded: None,
+            index_lock: None,
         })
     }
 
@@ -137,15 +140,8 @@ impl Recorder {
         tree.add(&self.repo, "input".to_owned(), &self.intent.input)?;
         let tree_id = ledger::write_tree(&self.repo, &tree)?;
         let message = message(&receipt);
-        let commit = ledger::append(&mut self.repo, LOG_REF, tree_id, &message)?;
         let label_ref = format!("{LABEL_REF_PREFIX}{}", ref_safe_label(&receipt.label));
-        ledger::set_ref(
-            &self.repo,
-            &label_ref,
-            commit,
-            gix::refs::transaction::PreviousValue::Any,
-            &message,
-        )?;
+        let commit = ledger::append(&mut self.repo, LOG_REF, &label_ref, tree_id, &message)?;
         self.recorded = Some(Recorded {
             commit: commit.to_string(),
             label_ref,
@@ -187,7 +183,9 @@ impl txn::Observer for Recorder {
 
     fn before_publish(&mut self, files: &[FileChange]) -> Result<()> {
         if self.intent.staged {
+            let lock = crate::git::index::lock(&self.repo)?;
             crate::git::index::check_matches(&self.repo, files)?;
+            self.index_lock = Some(lock);
         }
         self.scope = observe::scope(files);
         self.before = Some(observe::scan(&self.root, &self.scope));
@@ -202,7 +200,13 @@ impl txn::Observer for Recorder {
             Ok(()) => {
                 let observed = observe::compare(scope, &before, &after, files);
                 self.write(files, Status::Applied, observed)
-                    .map_err(|e| unrecorded(e, files))
+                    .map_err(|e| unrecorded(e, files))?;
+                match self.index_lock.take() {
+                    // Still under the file locks: no identedit writer moved these files since.
+                    Some(lock) => crate::git::index::stage_locked(&self.repo, lock, files)
+                        .map_err(|e| unstaged(e, files)),
+                    None => Ok(()),
+                }
             }
             Err(failure) => {
                 let observed = observe::compare_rolled_back(scope, &before, &after, files);
@@ -246,6 +250,29 @@ pub fn preview(ws: &Workspace, intent: &Intent, files: &[FileChange]) -> Option<
         Status::DryRun,
         observed,
     ))
+}
+
+/// Staging failed after the files were written and recorded: the error says so.
+fn unstaged(error: Error, files: &[FileChange]) -> Error {
+    let changed: Vec<&str> = files
+        .iter()
+        .filter(|c| c.action != Action::Unchanged)
+        .map(|c| c.path.rel.as_str())
+        .collect();
+    let mut out = Error::new(
+        error.code,
+        format!(
+            "the files were written and the receipt recorded, but staging failed: {}",
+            error.message
+        ),
+    )
+    .hint("The receipt is in `git identedit log`; stage details.changed_files with `git add` once the cause is fixed.")
+    .detail("changed_files", changed)
+    .detail("written", "all");
+    for (key, value) in *error.details {
+        out = out.detail(&key, value);
+    }
+    out
 }
 
 fn unrecorded(error: Error, files: &[FileChange]) -> Error {

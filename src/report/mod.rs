@@ -322,8 +322,19 @@ pub fn recovered(recovered: &[Recovered]) -> (Value, String) {
                 .iter()
                 .map(|f| format!("{} {}", f.outcome, f.path))
                 .collect();
+            let what = match r.direction {
+                "forward" => "completed",
+                "incomplete" => "could not fully roll back",
+                "quarantined" => "quarantined the unreadable journal of",
+                _ => "rolled back",
+            };
+            let place = r
+                .quarantine
+                .as_ref()
+                .map(|q| format!(" (moved to {})", q.display()))
+                .unwrap_or_default();
             format!(
-                "recovered an interrupted transaction (pid {}): {}\n",
+                "recovered an interrupted transaction (pid {}): {what}{place}: {}\n",
                 r.pid,
                 files.join(", ")
             )

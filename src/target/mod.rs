@@ -7,6 +7,7 @@ pub mod diagnose;
 pub mod ladder;
 pub mod lines;
 pub mod node;
+pub mod open;
 pub mod path;
 pub mod snapshot;
 pub mod text;

@@ -371,6 +371,54 @@ pub fn moved_text(m: &crate::plan::MoveIn) -> Result<String> {
         .ok_or_else(|| Error::internal("a move's bytes were not read before resolving"))
 }
 
+/// The most a scoped regex may write (or 64 times the node, if that is more).
+const MAX_REGEX_OUTPUT: usize = 16 << 20;
+
+/// Refuses a replacement that names a group the pattern does not have: `$this` in a PHP
+/// replacement would silently become nothing. `$$` writes a literal `$`.
+fn check_replacement(re: &regex::Regex, replacement: &str, pattern: &str) -> Result<()> {
+    let bytes = replacement.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        let rest = &replacement[i + 1..];
+        if rest.starts_with('$') {
+            i += 2;
+            continue;
+        }
+        let (name, used) = match rest.strip_prefix('{') {
+            Some(inner) => match inner.find('}') {
+                Some(end) => (&inner[..end], end + 2),
+                None => ("", 0),
+            },
+            None => {
+                let len = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                (&rest[..len], len)
+            }
+        };
+        let known = match name.parse::<usize>() {
+            Ok(n) => n < re.captures_len(),
+            Err(_) => re.capture_names().flatten().any(|n| n == name),
+        };
+        if !name.is_empty() && !known {
+            return Err(Error::new(
+                Code::InvalidRequest,
+                format!("the replacement refers to `${name}`, which the pattern does not capture"),
+            )
+            .detail("pattern", pattern)
+            .detail("replacement", replacement)
+            .hint("`$N` and `${name}` insert a captured group; write `$$` for a literal `$` (e.g. `$$this`)."));
+        }
+        i += 1 + used.max(1);
+    }
+    Ok(())
+}
+
 fn scoped_regex(
     item: &Item,
     pattern: &str,
@@ -393,7 +441,21 @@ fn scoped_regex(
         .detail("qualified_name", item.qualified_name.as_str())
         .hint("The regex is bounded to the node's text; re-read the node with `read --symbol`."));
     }
+    check_replacement(&re, replacement, pattern)?;
     let new = re.replace_all(node, replacement).into_owned();
+    if new.len() > MAX_REGEX_OUTPUT.max(node.len().saturating_mul(64)) {
+        return Err(Error::new(
+            Code::InvalidRequest,
+            format!(
+                "the scoped regex would write {} bytes into {}",
+                new.len(),
+                item.qualified_name
+            ),
+        )
+        .detail("pattern", pattern)
+        .detail("output_bytes", new.len())
+        .hint("A replacement this large is likely a mistake; write the new text with `replace`."));
+    }
     Ok((
         Splice {
             range: item.span.clone(),
@@ -490,5 +552,29 @@ mod tests {
             ),
             "old\nfn f() { new(); new(); }\nold\n"
         );
+    }
+
+    #[test]
+    fn a_replacement_naming_an_unknown_group_is_refused_and_dollar_dollar_is_literal() {
+        let text = "fn f() { old(); }\n";
+        let op = |replacement: &str| NodeOp::ScopedRegex {
+            pattern: "(o)ld".into(),
+            replacement: replacement.into(),
+        };
+        assert_eq!(
+            run(text, "fn f() { old(); }", op("$$this->$1")),
+            "fn f() { $this->o(); }\n"
+        );
+        assert_eq!(
+            run(text, "fn f() { old(); }", op("${1}x")),
+            "fn f() { ox(); }\n"
+        );
+        let re = regex::Regex::new("(o)ld").expect("re");
+        for bad in ["$this", "$2", "${name}"] {
+            assert!(
+                super::check_replacement(&re, bad, "(o)ld").is_err(),
+                "{bad}"
+            );
+        }
     }
 }

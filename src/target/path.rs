@@ -119,8 +119,23 @@ pub fn resolve_with(
     Ok(TargetPath { rel, abs, key })
 }
 
+/// `.git` in any spelling git itself refuses: any case, with HFS+ ignorable code points
+/// (`.g\u{200c}it`), or as NTFS would read it (`GIT~1`, `.git.`, `.git::$INDEX_ALLOCATION`).
+fn is_git_lookalike(part: &str) -> bool {
+    use gix::validate::path::component;
+    let options = component::Options {
+        protect_windows: false,
+        protect_hfs: true,
+        protect_ntfs: true,
+    };
+    matches!(
+        gix::validate::path::component(part.into(), None, options),
+        Err(component::Error::DotGitDir)
+    )
+}
+
 fn check_components(ws: &Workspace, spec: &PathSpec, parts: &[&str]) -> Result<()> {
-    if parts.iter().any(|p| p.eq_ignore_ascii_case(".git")) {
+    if parts.iter().any(|p| is_git_lookalike(p)) {
         return Err(refused(spec, "git_dir", "paths into .git/ are not allowed"));
     }
     if ws.repo.is_none() && parts[0] == PLAIN_STATE_DIR {

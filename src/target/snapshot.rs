@@ -104,11 +104,47 @@ fn existing_file(path: &TargetPath) -> Result<Metadata> {
     Ok(meta)
 }
 
+/// The file checked by [`existing_file`], opened without following a symlink (parents
+/// included) and checked again on the open handle: what is read is what was checked.
+fn open_checked(path: &TargetPath) -> Result<(fs::File, Metadata)> {
+    existing_file(path)?;
+    let depth = path.rel.split('/').filter(|p| !p.is_empty()).count();
+    let root = path.abs.ancestors().nth(depth).unwrap_or(&path.abs);
+    let io = |e: std::io::Error| Error::io(&path.rel, &e).detail("path", path.rel.as_str());
+    let file = super::open::open_beneath(root, &path.key).map_err(|e| {
+        if super::open::is_symlink_error(&e) {
+            Error::new(
+                Code::PathRefused,
+                format!(
+                    "{} became a symlink while it was read; edit the file it points to",
+                    path.rel
+                ),
+            )
+            .detail("path", path.rel.as_str())
+            .detail("reason", "symlink")
+        } else {
+            io(e)
+        }
+    })?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.file_type().is_file() {
+        return Err(unsupported(path, "special_file", "is not a regular file"));
+    }
+    Ok((file, meta))
+}
+
+fn read_all(path: &TargetPath, mut file: fs::File, meta: &Metadata) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::io(&path.rel, &e).detail("path", path.rel.as_str()))?;
+    Ok(bytes)
+}
+
 /// Reads a file to edit: it must be a regular, UTF-8 file without NUL bytes.
 pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
-    let meta = existing_file(path)?;
-    let bytes = fs::read(&path.abs)
-        .map_err(|e| Error::io(&path.rel, &e).detail("path", path.rel.as_str()))?;
+    let (file, meta) = open_checked(path)?;
+    let bytes = read_all(path, file, &meta)?;
     if let Some(at) = bytes.iter().position(|&b| b == 0) {
         return Err(
             unsupported(path, "binary", "is binary (it contains a NUL byte)").detail("offset", at),
@@ -129,9 +165,8 @@ pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
 
 /// Reads a file to delete: any regular file (its bytes are the pre-image).
 pub fn read_any(path: &TargetPath) -> Result<Snapshot> {
-    let meta = existing_file(path)?;
-    let bytes = fs::read(&path.abs)
-        .map_err(|e| Error::io(&path.rel, &e).detail("path", path.rel.as_str()))?;
+    let (file, meta) = open_checked(path)?;
+    let bytes = read_all(path, file, &meta)?;
     Ok(Snapshot {
         digest: Digest::of(&bytes),
         bytes: Arc::new(bytes),

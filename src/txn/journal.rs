@@ -10,14 +10,16 @@
 //! rolls it back.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{ErrorKind, Write};
+use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::Digest;
 use crate::txn::change::Action;
+use crate::txn::failpoint;
+use crate::txn::restore;
+pub use crate::txn::restore::Restored;
 
 /// One file of a transaction, with every path the rollback needs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -44,20 +46,19 @@ pub struct Record {
     pub entries: Vec<Entry>,
 }
 
-/// What a rollback did to one file.
-#[derive(Clone, Debug, Serialize)]
-pub struct Restored {
-    pub path: String,
-    /// `restored`, `removed`, `untouched` or `conflict` (changed by someone else since).
-    pub outcome: &'static str,
-}
-
-/// A transaction rolled back by a later invocation.
+/// A transaction settled by a later invocation.
 #[derive(Clone, Debug, Serialize)]
 pub struct Recovered {
     pub journal: String,
     pub pid: u32,
+    /// `back` (rolled back), `forward` (every file already held its post-image: the
+    /// transaction is completed), `incomplete` (some file could not be put back: the journal
+    /// and the pre-images stay) or `quarantined` (the journal does not read back).
+    pub direction: &'static str,
     pub files: Vec<Restored>,
+    /// Where a journal that does not read back (and its pre-images) were moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quarantine: Option<PathBuf>,
 }
 
 /// An open, locked journal of a running transaction.
@@ -66,11 +67,12 @@ pub struct Journal {
     path: PathBuf,
     dir: PathBuf,
     /// The journal file, locked (flock) until the transaction ends.
-    file: File,
+    _file: File,
 }
 
 /// fsyncs a directory, so the names created or removed in it are durable.
 pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    failpoint::io("fsync", "dir")?;
     File::open(dir)?.sync_all()
 }
 
@@ -87,44 +89,59 @@ impl Journal {
         dir.join(format!("{id}.{n}.pre"))
     }
 
-    /// Writes `record` and puts it in place; the returned journal holds its lock until it is
-    /// committed or rolled back. [`Journal::sync`] makes it durable.
+    /// Writes `record`, makes it durable and only then puts it in place (so a journal under
+    /// its final name always reads back whole); the returned journal holds its lock until it
+    /// is committed or rolled back.
     pub fn begin(dir: &Path, record: Record) -> std::io::Result<Self> {
+        failpoint::io("mkdir", "journal")?;
         fs::create_dir_all(dir)?;
         let tmp = dir.join(format!("{}.journal.tmp", record.id));
         let path = dir.join(format!("{}.journal", record.id));
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        file.lock()?;
-        file.write_all(&serde_json::to_vec(&record).map_err(std::io::Error::other)?)?;
-        fs::rename(&tmp, &path)?;
+        let written = (|| -> std::io::Result<File> {
+            failpoint::io("write", "journal")?;
+            let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+            file.lock()?;
+            file.write_all(&serde_json::to_vec(&record).map_err(std::io::Error::other)?)?;
+            failpoint::io("fsync", "journal")?;
+            file.sync_all()?;
+            failpoint::io("rename", "journal")?;
+            fs::rename(&tmp, &path)?;
+            Ok(file)
+        })();
+        let file = written.inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })?;
         Ok(Self {
             record,
             path,
             dir: dir.to_path_buf(),
-            file,
+            _file: file,
         })
-    }
-
-    /// Flushes the journal's bytes to disk (its folder is synced separately, once).
-    pub fn sync(&self) -> std::io::Result<()> {
-        self.file.sync_all()
     }
 
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// The commit point: removes the journal, then the pre-images. The removal is left to the
-    /// kernel's writeback: every published file is already durable.
+    /// The commit point: removes the journal and makes the removal durable (so that after a
+    /// power loss the journal cannot come back and roll back a reported write), then removes
+    /// the pre-images.
     pub fn commit(self) -> std::io::Result<()> {
+        failpoint::io("unlink", "commit")?;
         fs::remove_file(&self.path)?;
+        sync_dir(&self.dir)?;
         remove_backups(&self.record);
         Ok(())
     }
 
-    /// Undoes whatever part of the transaction happened, then removes the journal.
+    /// Undoes whatever part of the transaction happened, then removes the journal; when a
+    /// file could not be put back, the journal and the pre-images stay for `recover`.
     pub fn roll_back(self) -> Vec<Restored> {
         unwind(&self.dir, &self.path, &self.record)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 }
 
@@ -134,71 +151,17 @@ fn remove_backups(record: &Record) {
     }
 }
 
-fn digest_of(path: &Path) -> Option<String> {
-    fs::read(path).ok().map(|bytes| Digest::of(&bytes).to_hex())
-}
-
-/// Puts every file back as it was before the transaction, where it still has the state the
-/// transaction left; a file changed by someone else since is left alone and reported.
-fn undo(record: &Record) -> Vec<Restored> {
-    let mut out = Vec::new();
-    for entry in record.entries.iter().rev() {
-        if let Some(tmp) = &entry.tmp {
-            let _ = fs::remove_file(tmp);
-        }
-        out.push(Restored {
-            path: entry.rel.clone(),
-            outcome: undo_entry(entry),
-        });
-    }
-    for dir in record.new_dirs.iter().rev() {
-        let _ = fs::remove_dir(dir);
-    }
-    for entry in &record.entries {
-        if let Some(parent) = entry.target.parent() {
-            let _ = sync_dir(parent);
-        }
-    }
-    out.reverse();
-    out
-}
-
-fn undo_entry(entry: &Entry) -> &'static str {
-    let current = digest_of(&entry.target);
-    let backup = entry.backup.as_deref().filter(|b| b.exists());
-    let done = |result: std::io::Result<()>, word: &'static str| {
-        if result.is_ok() { word } else { "conflict" }
-    };
-    match entry.action {
-        Action::Modified => {
-            let published =
-                current.is_some() && current == entry.after && entry.after != entry.before;
-            match backup {
-                Some(backup) if published => done(fs::rename(backup, &entry.target), "restored"),
-                _ if current.is_some() && current == entry.before => "untouched",
-                _ => "conflict",
-            }
-        }
-        Action::Created => match current {
-            Some(_) if current == entry.after => done(fs::remove_file(&entry.target), "removed"),
-            None => "untouched",
-            Some(_) => "conflict",
-        },
-        Action::Deleted => {
-            let gone = matches!(fs::symlink_metadata(&entry.target), Err(e) if e.kind() == ErrorKind::NotFound);
-            match backup {
-                Some(backup) if gone => done(fs::rename(backup, &entry.target), "restored"),
-                _ if current.is_some() && current == entry.before => "untouched",
-                _ => "conflict",
-            }
-        }
-        Action::Unchanged => "untouched",
-    }
+/// A journal found on the way in.
+enum Claim {
+    /// Its owner is gone and it reads back: ours to settle.
+    Dead(File, Record),
+    /// Its owner is gone and it does not read back.
+    Torn(File),
 }
 
 /// Opens and locks a journal whose owner is gone; `None` while its owner is alive (or when
-/// another process already rolled it back).
-fn claim(path: &Path, wait: bool) -> Option<(File, Record)> {
+/// another process already settled it).
+fn claim(path: &Path, wait: bool) -> Option<Claim> {
     let file = OpenOptions::new().read(true).write(true).open(path).ok()?;
     let locked = if wait {
         file.lock().is_ok()
@@ -211,26 +174,89 @@ fn claim(path: &Path, wait: bool) -> Option<(File, Record)> {
     if !locked || file.metadata().ok()?.nlink() == 0 {
         return None;
     }
-    let record: Record = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
-    Some((file, record))
+    match serde_json::from_slice::<Record>(&fs::read(path).ok()?) {
+        Ok(record) => Some(Claim::Dead(file, record)),
+        Err(_) => Some(Claim::Torn(file)),
+    }
 }
 
-/// Undoes a transaction and removes its journal and pre-images.
+/// Undoes a transaction and removes its journal and pre-images, unless a file could not be
+/// put back: then both stay, for the next attempt.
 fn unwind(dir: &Path, path: &Path, record: &Record) -> Vec<Restored> {
-    let restored = undo(record);
-    let _ = fs::remove_file(path);
-    let _ = sync_dir(dir);
-    remove_backups(record);
+    let restored = restore::undo(record);
+    if restored.iter().all(|r| r.outcome != "failed") {
+        retire(dir, path, record);
+    }
     restored
 }
 
-fn recover_one(dir: &Path, path: &Path, lock: File, record: Record) -> Recovered {
-    let files = unwind(dir, path, &record);
-    drop(lock);
+fn retire(dir: &Path, path: &Path, record: &Record) {
+    let _ = fs::remove_file(path);
+    let _ = sync_dir(dir);
+    remove_backups(record);
+}
+
+fn settle_claim(dir: &Path, path: &Path, claim: Claim) -> Recovered {
+    match claim {
+        Claim::Dead(lock, record) => {
+            let (direction, files) = if restore::completed(&record) {
+                let files = restore::finish(&record);
+                retire(dir, path, &record);
+                ("forward", files)
+            } else {
+                let files = unwind(dir, path, &record);
+                let stuck = files.iter().any(|f| f.outcome == "failed");
+                (if stuck { "incomplete" } else { "back" }, files)
+            };
+            drop(lock);
+            Recovered {
+                journal: record.id,
+                pid: record.pid,
+                direction,
+                files,
+                quarantine: None,
+            }
+        }
+        Claim::Torn(lock) => {
+            let recovered = quarantine(dir, path);
+            drop(lock);
+            recovered
+        }
+    }
+}
+
+/// Moves a journal that does not read back, and the pre-images of its id, into
+/// `<journal>/quarantine/`, where nothing rolls them back or deletes them.
+fn quarantine(dir: &Path, path: &Path) -> Recovered {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let id = name.trim_end_matches(".journal").to_owned();
+    let place = dir.join("quarantine");
+    let _ = fs::create_dir_all(&place);
+    let _ = fs::rename(path, place.join(&name));
+    for item in entries(dir) {
+        let item_name = item.file_name().map(|n| n.to_string_lossy().into_owned());
+        if item_name
+            .as_deref()
+            .is_some_and(|n| n.starts_with(&format!("{id}.")) && n.ends_with(".pre"))
+        {
+            let _ = fs::rename(&item, place.join(item_name.unwrap_or_default()));
+        }
+    }
+    let _ = sync_dir(&place);
+    let _ = sync_dir(dir);
     Recovered {
-        journal: record.id,
-        pid: record.pid,
-        files,
+        pid: id
+            .split('-')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0),
+        journal: id,
+        direction: "quarantined",
+        files: Vec::new(),
+        quarantine: Some(place),
     }
 }
 
@@ -241,14 +267,25 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
     }
 }
 
-/// A journal still being written (before its rename, nothing is staged yet) is only garbage
-/// once it is old: its owner may not have locked it yet.
+/// A journal still being written (before its rename, nothing is staged yet) is garbage once
+/// its owner (the pid its name starts with) is gone, or, where that cannot be told, once it is
+/// old: its owner may not have locked it yet.
 fn is_stale(path: &Path) -> bool {
     let age = fs::metadata(path)
         .and_then(|m| m.modified())
         .ok()
         .and_then(|t| t.elapsed().ok());
-    age.is_some_and(|a| a > std::time::Duration::from_secs(60))
+    if age.is_some_and(|a| a > std::time::Duration::from_secs(60)) {
+        return true;
+    }
+    let pid = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.split('-').next())
+        .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let proc_fs = Path::new("/proc/self").exists();
+    let unlocked = File::open(path).is_ok_and(|f| f.try_lock().is_ok());
+    proc_fs && unlocked && pid.is_some_and(|p| !Path::new("/proc").join(p).exists())
 }
 
 /// Rolls back every journal left by a dead process. Costs one `readdir` when there is none.
@@ -261,8 +298,8 @@ pub fn recover(dir: &Path) -> Vec<Recovered> {
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         if name.ends_with(".journal") {
-            if let Some((lock, record)) = claim(path, false) {
-                out.push(recover_one(dir, path, lock, record));
+            if let Some(claim) = claim(path, false) {
+                out.push(settle_claim(dir, path, claim));
             }
         } else if name.ends_with(".journal.tmp") && is_stale(path) {
             let _ = fs::remove_file(path);
@@ -300,10 +337,17 @@ pub fn settle(dir: &Path, keys: &[String]) -> Vec<Recovered> {
         if !record.keys.iter().any(|k| keys.contains(k)) {
             continue;
         }
-        if let Some((lock, record)) = claim(&path, true) {
-            out.push(recover_one(dir, &path, lock, record));
+        if let Some(claim) = claim(&path, true) {
+            out.push(settle_claim(dir, &path, claim));
         }
     }
+    out
+}
+
+/// The journals (and pre-images) [`recover`] moved aside because they did not read back.
+pub fn quarantined(dir: &Path) -> Vec<PathBuf> {
+    let mut out = entries(&dir.join("quarantine"));
+    out.sort();
     out
 }
 

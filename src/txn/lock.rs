@@ -27,15 +27,26 @@ pub fn timeout() -> Duration {
     Duration::from_millis(ms.unwrap_or(DEFAULT_TIMEOUT_MS))
 }
 
-fn lock_name(key: &str) -> String {
+/// `<hash>.lock` for a work-tree file; other lock users (the ledger) put a prefix before the
+/// hash, so that no file path, whatever its name, shares their lock.
+fn lock_name(prefix: &str, key: &str) -> String {
     let hex = Digest::of(key.as_bytes()).to_hex();
-    format!("{}.lock", &hex[..32])
+    format!("{prefix}{}.lock", &hex[..32])
 }
 
-/// Locks every key, in sorted order of their lock names, waiting at most `timeout` in all.
+/// Locks every file key, in sorted order of their lock names, waiting at most `timeout` in all.
 pub fn acquire(dir: &Path, keys: &[&str], timeout: Duration) -> Result<LockSet> {
+    acquire_in(dir, "", keys, timeout)
+}
+
+/// The ledger's turn on `log_ref`: a lock of its own namespace in the same folder.
+pub fn acquire_ledger(dir: &Path, log_ref: &str, timeout: Duration) -> Result<LockSet> {
+    acquire_in(dir, "ledger-", &[log_ref], timeout)
+}
+
+fn acquire_in(dir: &Path, prefix: &str, keys: &[&str], timeout: Duration) -> Result<LockSet> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io("creating the lock folder", &e))?;
-    let mut names: Vec<(String, &str)> = keys.iter().map(|k| (lock_name(k), *k)).collect();
+    let mut names: Vec<(String, &str)> = keys.iter().map(|k| (lock_name(prefix, k), *k)).collect();
     names.sort();
     names.dedup_by(|a, b| a.0 == b.0);
     let deadline = Instant::now() + timeout;

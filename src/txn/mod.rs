@@ -14,6 +14,7 @@ pub mod moves;
 pub mod prepare;
 pub mod publish;
 pub mod resolve;
+pub mod restore;
 
 use crate::error::{Error, Result};
 use crate::plan::Plan;

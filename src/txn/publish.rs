@@ -2,52 +2,74 @@
 //!
 //! New content is staged in a temp file beside its target (same directory, so the rename is
 //! atomic) with the old file's permissions; created files are linked into place so an existing
-//! file is never replaced. Durability takes three rounds of fsync: the temp files and the
-//! journal together (in parallel), then the journal folder (which also holds the pre-image
-//! links), then, after the renames, the targets' folders. Any failure rolls every file back and
-//! leaves no temp file.
+//! file is never replaced. Durability takes four rounds of fsync: the journal (before it gets
+//! its name), the temp files (in parallel), then the journal folder (which also holds the
+//! pre-image links), then, after the renames, the targets' folders; the commit point (removing
+//! the journal) is made durable with one more folder fsync. Any failure rolls every file back
+//! and leaves no temp file; a file that cannot be put back keeps its pre-image and the journal.
 
 use std::collections::BTreeSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Code, Error, Result};
 use crate::txn::change::{Action, FileChange};
 use crate::txn::failpoint;
-use crate::txn::journal::{Entry, Journal, Record, sync_dir};
+use crate::txn::journal::{Entry, Journal, Record, Restored, sync_dir};
 
 /// Writes every change of `changes` (already validated under the locks), all or nothing.
 pub fn publish(journal_dir: &Path, changes: &[&FileChange], keys: Vec<String>) -> Result<()> {
     let id = Journal::new_id();
     let record = record(journal_dir, &id, changes, keys);
     let journal = Journal::begin(journal_dir, record)
-        .map_err(|e| failed("writing the journal", &e, Vec::new()))?;
+        .map_err(|e| failed("writing the journal", &e, &[], journal_dir))?;
     let steps = step("journaling", failpoint::hit("after_journal"))
         .and_then(|()| write_all(&journal, changes));
     match steps {
-        Ok(()) => journal
-            .commit()
-            .map_err(|e| Error::io("removing the journal", &e)),
+        Ok(()) => journal.commit().map_err(|e| {
+            Error::new(
+                Code::ApplyFailed,
+                format!("committing failed: {e}; every file holds its new content, and the next command (or `git identedit recover`) completes the transaction"),
+            )
+            .detail("step", "committing")
+            .detail("io_error", e.to_string())
+            .detail("written", "all")
+            .hint("Run `git identedit recover` to complete the transaction.")
+        }),
         Err((step, e)) => {
+            let path = journal.path().to_path_buf();
             let restored = journal.roll_back();
-            let restored: Vec<_> = restored
-                .into_iter()
-                .map(|r| serde_json::json!({"path": r.path, "outcome": r.outcome}))
-                .collect();
-            Err(failed(step, &e, restored))
+            Err(failed(step, &e, &restored, &path))
         }
     }
 }
 
-fn failed(step: &str, e: &std::io::Error, restored: Vec<serde_json::Value>) -> Error {
-    Error::new(
-        Code::ApplyFailed,
-        format!("{step} failed: {e}; every file was restored"),
-    )
-    .detail("step", step)
-    .detail("io_error", e.to_string())
-    .detail("files", restored)
+/// The failure of a step, with what the rollback did to each file. When a file could not be
+/// put back, the message says which and where its pre-image and the journal are kept.
+fn failed(step: &str, e: &std::io::Error, restored: &[Restored], journal: &Path) -> Error {
+    let stuck: Vec<&Restored> = restored.iter().filter(|r| r.outcome == "failed").collect();
+    let base = Error::new(Code::ApplyFailed, format!("{step} failed: {e}"))
+        .detail("step", step)
+        .detail("io_error", e.to_string())
+        .detail("files", serde_json::json!(restored));
+    if stuck.is_empty() {
+        let mut error = base;
+        error.message.push_str("; every file was restored");
+        return error;
+    }
+    let names: Vec<&str> = stuck.iter().map(|r| r.path.as_str()).collect();
+    let mut error = base
+        .detail("journal", journal.to_string_lossy())
+        .detail("written", "partial")
+        .hint("Some files could not be put back: their pre-images and the journal are kept; run `git identedit recover` once the cause is fixed.");
+    error.message.push_str(&format!(
+        "; {} could not be restored (pre-images kept beside the journal {})",
+        names.join(", "),
+        journal.display()
+    ));
+    error
 }
 
 fn record(journal_dir: &Path, id: &str, changes: &[&FileChange], keys: Vec<String>) -> Record {
@@ -83,13 +105,21 @@ fn record(journal_dir: &Path, id: &str, changes: &[&FileChange], keys: Vec<Strin
     }
 }
 
-/// `.NAME.identedit-ID.tmp` beside the target.
+/// `.NAME.identedit-ID.tmp` beside the target; a long name is cut (on a character boundary)
+/// so that the temp name stays within the 255 bytes a file name may have.
 fn temp_path(target: &Path, id: &str) -> PathBuf {
+    const NAME_MAX: usize = 255;
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    target.with_file_name(format!(".{name}.identedit-{id}.tmp"))
+    let suffix = format!(".identedit-{id}.tmp");
+    let room = NAME_MAX.saturating_sub(suffix.len() + 1);
+    let mut cut = name.len().min(room);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    target.with_file_name(format!(".{}{suffix}", &name[..cut]))
 }
 
 type StepResult = std::result::Result<(), (&'static str, std::io::Error)>;
@@ -145,8 +175,11 @@ fn make_durable(journal: &Journal, copies: &[PathBuf]) -> std::io::Result<()> {
     files.extend(copies.iter().map(|p| Some(p.as_path())));
     files.push(None);
     in_parallel(&files, |file| match file {
-        Some(path) => File::open(path)?.sync_all(),
-        None => journal.sync(),
+        Some(path) => {
+            failpoint::io("fsync", "stage")?;
+            File::open(path)?.sync_all()
+        }
+        None => Ok(()),
     })?;
     sync_dir(journal.dir())
 }
@@ -178,6 +211,7 @@ fn in_parallel<T: Sync>(
 
 fn create_dirs(dirs: &[PathBuf]) -> std::io::Result<()> {
     for dir in dirs {
+        failpoint::io("mkdir", "stage")?;
         match fs::create_dir(dir) {
             Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
             _ => {}
@@ -190,16 +224,23 @@ fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
     let (Some(tmp), Some(bytes)) = (&entry.tmp, &change.after) else {
         return Ok(());
     };
-    let mut file = OpenOptions::new().write(true).create_new(true).open(tmp)?;
-    file.write_all(bytes)?;
-    if let Some(permissions) = change
+    let mode = change
         .new_permissions
         .as_ref()
         .or(change.before.as_ref().map(|b| &b.permissions))
-    {
-        file.set_permissions(permissions.clone())?;
+        .map(|p| p.mode() & 0o7777);
+    // Created with the final mode (the umask can only take bits away), and given exactly that
+    // mode before any byte is written: the new content is never more readable than the file.
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode.unwrap_or(0o666))
+        .open(tmp)?;
+    if let Some(mode) = mode {
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
-    Ok(())
+    failpoint::io("write", "stage")?;
+    file.write_all(bytes)
 }
 
 /// Keeps every pre-image alive beside the journal: a hard link, or a copy across devices.
@@ -210,7 +251,9 @@ fn back_up(record: &Record) -> std::io::Result<Vec<PathBuf>> {
         let Some(backup) = &entry.backup else {
             continue;
         };
+        failpoint::io("link", "backup")?;
         if fs::hard_link(&entry.target, backup).is_err() {
+            failpoint::io("write", "backup")?;
             fs::copy(&entry.target, backup)?;
             copies.push(backup.clone());
         }
@@ -220,12 +263,20 @@ fn back_up(record: &Record) -> std::io::Result<Vec<PathBuf>> {
 
 fn swap(entry: &Entry) -> std::io::Result<()> {
     match (entry.action, &entry.tmp) {
-        (Action::Modified, Some(tmp)) => fs::rename(tmp, &entry.target),
+        (Action::Modified, Some(tmp)) => {
+            failpoint::io("rename", "publish")?;
+            fs::rename(tmp, &entry.target)
+        }
         (Action::Created, Some(tmp)) => {
+            failpoint::io("link", "publish")?;
             fs::hard_link(tmp, &entry.target)?;
+            failpoint::io("unlink", "publish")?;
             fs::remove_file(tmp)
         }
-        (Action::Deleted, _) => fs::remove_file(&entry.target),
+        (Action::Deleted, _) => {
+            failpoint::io("unlink", "publish")?;
+            fs::remove_file(&entry.target)
+        }
         _ => Ok(()),
     }
 }

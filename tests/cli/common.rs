@@ -1,4 +1,7 @@
-//! Test harness: a temp git repository (hermetic git config) and the real binary run inside it.
+//! Test harness: a temp git repository and the real binary run inside it, hermetically: every
+//! process a test starts ([`command`]) runs with `HOME` and `XDG_CONFIG_HOME` in a temp dir, no
+//! global or system git config, every `GIT_*` and `IDENTEDIT_*` variable of the developer's
+//! environment cleared, and a fixed author, committer and date.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,17 +15,45 @@ pub struct Repo {
     pub dir: tempfile::TempDir,
 }
 
-/// Runs `git` hermetically in `dir`.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
+/// A home directory shared by every process of the test run, empty of any configuration.
+fn home() -> &'static Path {
+    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| tempfile::tempdir().expect("temp home"))
+        .path()
+}
+
+/// The fixed identity and date of every commit the tests make.
+pub const DATE: &str = "1700000000 +0000";
+
+/// `program` with a hermetic environment (see the module documentation). Tests set the
+/// variables they need on top of it.
+pub fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if key.starts_with("GIT_") || key.starts_with("IDENTEDIT_") {
+            cmd.env_remove(&*key);
+        }
+    }
+    let home = home();
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_AUTHOR_NAME", "t")
         .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_AUTHOR_DATE", DATE)
         .env("GIT_COMMITTER_NAME", "t")
         .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_DATE", DATE);
+    cmd
+}
+
+/// Runs `git` hermetically in `dir`.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = command("git")
+        .args(args)
+        .current_dir(dir)
         .output()
         .expect("git runs");
     assert!(
@@ -87,11 +118,8 @@ impl Repo {
     }
 
     pub fn cmd(&self) -> Command {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = command(BIN);
         cmd.current_dir(self.path())
-            .env_remove("IDENTEDIT_FAILPOINT")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
             // Outside a repository the state goes to the per-user state directory: keep it in
             // the temp dir (`.identedit/`, which `tree` skips), not in the real home.
             .env("XDG_STATE_HOME", self.path().join(".identedit"));

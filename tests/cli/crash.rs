@@ -45,9 +45,18 @@ fn every_step_is_listed_by_capabilities() {
 
 #[test]
 fn sigkill_at_every_step_is_rolled_back_by_the_next_command() {
+    // After the last rename every file holds its post-image: the next command rolls the
+    // transaction forward (completes it) instead of undoing a finished write.
+    let after = {
+        let (repo, body) = scene();
+        let (rc, doc) = repo.json_stdin(&["apply", "-"], &body);
+        assert_eq!(rc, 0, "{doc}");
+        repo.tree()
+    };
     for step in STEPS {
         let (repo, body) = scene();
-        let before = repo.tree();
+        let forward = *step == "after_publish";
+        let before = if forward { after.clone() } else { repo.tree() };
         let out = crate::common::run_with_stdin(
             repo.cmd()
                 .args(["apply", "-", "--format", "json"])
@@ -67,10 +76,14 @@ fn sigkill_at_every_step_is_rolled_back_by_the_next_command() {
             expect_recovery,
             "{step}: {doc}"
         );
+        if expect_recovery {
+            let direction = if forward { "forward" } else { "back" };
+            assert_eq!(doc["recovered"][0]["direction"], direction, "{step}: {doc}");
+        }
         assert_eq!(
             repo.tree(),
             before,
-            "{step}: the tree must be back as it was"
+            "{step}: the tree must be wholly before (or, rolled forward, wholly after)"
         );
         assert!(
             repo.temp_files().is_empty(),
@@ -82,8 +95,10 @@ fn sigkill_at_every_step_is_rolled_back_by_the_next_command() {
             "{step}: journal left: {:?}",
             repo.journal_entries()
         );
-        let (rc, doc) = repo.json_stdin(&["apply", "-"], &body);
-        assert_eq!(rc, 0, "{step}: the same plan applies after recovery: {doc}");
+        if !forward {
+            let (rc, doc) = repo.json_stdin(&["apply", "-"], &body);
+            assert_eq!(rc, 0, "{step}: the same plan applies after recovery: {doc}");
+        }
         assert_eq!(repo.text("a.txt"), "alpha\nBETA\n");
     }
 }

@@ -3,7 +3,6 @@
 //! and the shipped `hooks/` scripts.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::common::{BIN, Repo, git};
 
@@ -31,7 +30,7 @@ fn receipt_at(
         }
         None => stdin_git(dir, &["mktree"], ""),
     };
-    let parent = Command::new("git")
+    let parent = crate::common::command("git")
         .args(["rev-parse", "--verify", "-q", "refs/identedit/log"])
         .current_dir(dir)
         .output()
@@ -42,7 +41,7 @@ fn receipt_at(
         args.extend(["-p", parent.as_str()]);
     }
     args.push(tree.as_str());
-    let mut cmd = Command::new("git");
+    let mut cmd = crate::common::command("git");
     cmd.args(&args)
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null");
@@ -67,7 +66,7 @@ fn receipt_at(
 
 fn stdin_git(dir: &Path, args: &[&str], input: &str) -> String {
     let out = crate::common::run_with_stdin(
-        Command::new("git")
+        crate::common::command("git")
             .args(args)
             .current_dir(dir)
             .env("GIT_CONFIG_GLOBAL", "/dev/null"),
@@ -78,7 +77,7 @@ fn stdin_git(dir: &Path, args: &[&str], input: &str) -> String {
 }
 
 fn commit(dir: &Path, msg: &str) -> String {
-    let out = Command::new("git")
+    let out = crate::common::command("git")
         .args(["commit", "-q", "--allow-empty", "-m", msg])
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -98,7 +97,7 @@ fn commit(dir: &Path, msg: &str) -> String {
 }
 
 fn note(dir: &Path) -> Option<String> {
-    let out = Command::new("git")
+    let out = crate::common::command("git")
         .args(["notes", "--ref=identedit", "show", "HEAD"])
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -162,7 +161,7 @@ fn the_receipts_since_the_previous_commit_become_a_note() {
     );
     commit(dir, "third");
     assert_eq!(note(dir), Some(format!("{r3} third failed\n")));
-    let out = Command::new("git")
+    let out = crate::common::command("git")
         .args(["fsck", "--no-dangling"])
         .current_dir(dir)
         .output()
@@ -224,7 +223,7 @@ fn the_shipped_pre_commit_script_runs_the_check() {
     repo.write("b.md", ">>>>>>> REPLACE\n");
     git(repo.path(), &["add", "b.md"]);
     let run = |msg: &str| {
-        Command::new("git")
+        crate::common::command("git")
             .args(["commit", "-q", "-m", msg])
             .current_dir(repo.path())
             .env("PATH", &path)
@@ -262,7 +261,7 @@ fn the_note_is_signed_as_the_commit_when_only_git_c_names_the_committer() {
     let repo = installed();
     let dir = repo.path();
     let r = receipt(dir, "rec", None);
-    let out = Command::new("git")
+    let out = crate::common::command("git")
         .args([
             "-c",
             "user.name=Ann",
@@ -338,7 +337,7 @@ fn real_receipts_become_the_commit_note_and_drift_warns() {
         stderr.contains("warning: a.py: staged a.py differs"),
         "{stderr}"
     );
-    let out = std::process::Command::new("git")
+    let out = crate::common::command("git")
         .args(["fsck", "--no-dangling"])
         .current_dir(dir)
         .output()

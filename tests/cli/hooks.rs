@@ -4,15 +4,15 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::json;
 
 use crate::common::{BIN, Repo, code, git, plan};
 
 /// Runs git hermetically without asserting success.
-fn git_out(dir: &Path, args: &[&str]) -> Output {
-    Command::new("git")
+pub(crate) fn git_out(dir: &Path, args: &[&str]) -> Output {
+    crate::common::command("git")
         .args(args)
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -30,7 +30,7 @@ fn git_out(dir: &Path, args: &[&str]) -> Output {
 }
 
 /// `git commit -m MSG` in `dir`: (succeeded, stderr).
-fn commit(dir: &Path, msg: &str) -> (bool, String) {
+pub(crate) fn commit(dir: &Path, msg: &str) -> (bool, String) {
     let out = git_out(dir, &["commit", "-q", "-m", msg]);
     (
         out.status.success(),
@@ -42,8 +42,8 @@ fn head(dir: &Path) -> String {
     git(dir, &["rev-parse", "HEAD"]).trim().to_owned()
 }
 
-fn install(dir: &Path) -> serde_json::Value {
-    let out = Command::new(BIN)
+pub(crate) fn install(dir: &Path) -> serde_json::Value {
+    let out = crate::common::command(BIN)
         .args(["hook", "install", "--format", "json"])
         .current_dir(dir)
         .env_remove("GIT_DIR")
@@ -364,7 +364,7 @@ fn install_honours_git_dir() {
     let repo = Repo::new();
     repo.write("a.txt", "a\n").commit();
     let elsewhere = tempfile::tempdir().expect("tmp");
-    let out = Command::new(BIN)
+    let out = crate::common::command(BIN)
         .args(["hook", "install"])
         .current_dir(elsewhere.path())
         .env("GIT_DIR", repo.path().join(".git"))
@@ -446,7 +446,7 @@ fn the_chained_hook_gets_the_arguments_and_stdin() {
     .expect("chmod");
     install(repo.path());
     let out = crate::common::run_with_stdin(
-        Command::new(hooks.join("post-commit"))
+        crate::common::command(hooks.join("post-commit"))
             .args(["one", "two words"])
             .current_dir(repo.path())
             .env("GIT_CONFIG_GLOBAL", "/dev/null"),

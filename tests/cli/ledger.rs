@@ -21,7 +21,7 @@ pub fn edit(repo: &Repo, file: &str, find: &str, replace: &str) -> Value {
 }
 
 pub fn fsck_clean(repo: &Repo) {
-    let out = std::process::Command::new("git")
+    let out = crate::common::command("git")
         .args(["fsck", "--no-dangling"])
         .current_dir(repo.path())
         .output()
@@ -211,7 +211,7 @@ fn concurrent_writers_never_lose_a_receipt() {
     let expected: Vec<String> = (0..8).map(|i| format!("f{i}.py")).collect();
     assert_eq!(paths, expected, "every write has its receipt in the log");
     // Writers take turns on the log: no receipt commit is orphaned by a lost race.
-    let fsck = std::process::Command::new("git")
+    let fsck = crate::common::command("git")
         .args(["fsck", "--dangling"])
         .current_dir(repo.path())
         .output()
@@ -369,7 +369,7 @@ fn a_bare_repository_is_refused() {
     git(dir.path(), &["init", "-q", "--bare", "r.git"]);
     let bare = dir.path().join("r.git");
     std::fs::write(bare.join("a.txt"), "hello\n").expect("write");
-    let out = std::process::Command::new(crate::common::BIN)
+    let out = crate::common::command(crate::common::BIN)
         .current_dir(&bare)
         .args([
             "edit",

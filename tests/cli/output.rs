@@ -68,13 +68,13 @@ fn usage_errors_are_json_documents_too() {
 
 #[test]
 fn version_and_help_print_and_succeed() {
-    let out = std::process::Command::new(BIN)
+    let out = crate::common::command(BIN)
         .arg("--version")
         .output()
         .expect("run");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains(env!("CARGO_PKG_VERSION")));
-    let out = std::process::Command::new(BIN)
+    let out = crate::common::command(BIN)
         .args(["apply", "--help"])
         .output()
         .expect("run");
@@ -142,7 +142,7 @@ fn a_closed_stdout_pipe_is_not_a_crash() {
         "{BIN} apply - --dry-run --diff --format text | head -c 10 >/dev/null; exit ${{PIPESTATUS[0]}}"
     );
     let out = run_with_stdin(
-        std::process::Command::new("bash")
+        crate::common::command("bash")
             .args(["-c", &script])
             .current_dir(repo.path()),
         &body,
@@ -166,7 +166,7 @@ fn works_as_a_git_subcommand() {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let out = std::process::Command::new("git")
+    let out = crate::common::command("git")
         .args(["identedit", "edit", "a.txt", "--find=a", "--replace=b"])
         .current_dir(repo.path())
         .env("PATH", path)

@@ -4,13 +4,12 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
 use crate::common::BIN;
 
 #[test]
 fn the_pre_commit_framework_runs_the_hook() {
-    let installed = Command::new("pre-commit")
+    let installed = crate::common::command("pre-commit")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
@@ -34,7 +33,7 @@ fn the_pre_commit_framework_runs_the_hook() {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let out = Command::new("bash")
+    let out = crate::common::command("bash")
         .arg(root.join("tests/precommit_framework.sh"))
         .env("PATH", path)
         .output()

@@ -83,7 +83,7 @@ fn verify_is_incomplete_for_an_unobserved_receipt() {
         blob.trim()
     );
     let tree = crate::common::run_with_stdin(
-        std::process::Command::new("git")
+        crate::common::command("git")
             .args(["mktree"])
             .current_dir(repo.path()),
         &listing,

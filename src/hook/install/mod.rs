@@ -118,13 +118,14 @@ pub fn script(name: &str, exe: &Path) -> String {
     } else {
         "status=0\n"
     };
+    // A chained hook that is one of our own scripts would run itself forever: skipped.
     format!(
         "#!/bin/sh\n\
-         # git-identedit {name} hook, written by `git identedit hook install`.\n\
+         {mark}\n\
          # `git identedit hook uninstall` removes it and puts back the hook it chains, if any.\n\
          {status}\
          chained=\"$(dirname \"$0\")/{name}{CHAINED_SUFFIX}\"\n\
-         if [ -x \"$chained\" ]; then\n    {run_chained}\nfi\n\
+         if [ -x \"$chained\" ] && ! grep -q '^{SCRIPT_MARK}' \"$chained\"; then\n    {run_chained}\nfi\n\
          identedit={exe}\n\
          if [ ! -x \"$identedit\" ]; then\n\
          \x20   identedit=\"$(command -v git-identedit)\" || {{\n\
@@ -134,7 +135,26 @@ pub fn script(name: &str, exe: &Path) -> String {
          fi\n\
          {tail}\n",
         exe = sh_quote(&exe.to_string_lossy()),
+        mark = mark(name),
     )
+}
+
+/// The line every script of ours starts its comment with (whatever binary path it names).
+const SCRIPT_MARK: &str = "# git-identedit [a-z-]* hook, written by";
+
+fn mark(name: &str) -> String {
+    format!("# git-identedit {name} hook, written by `git identedit hook install`.")
+}
+
+/// Whether `bytes` is one of identedit's hook scripts (any version, any binary path): such a
+/// hook is replaced, never chained.
+pub fn is_ours(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(512)]);
+    text.lines().take(3).any(|l| {
+        l.strip_prefix("# git-identedit ")
+            .and_then(|rest| rest.split_once(" hook, written by"))
+            .is_some_and(|(name, _)| HOOKS.contains(&name))
+    })
 }
 
 fn conflict(message: String, path: &Path) -> Error {
@@ -208,7 +228,8 @@ fn plan_one(name: &str, path: &Path, script: &str, known: Option<&Installed>) ->
     if current == script.as_bytes() {
         return Ok(Step::Keep);
     }
-    let ours = known.is_some_and(|k| k.sha256 == Digest::of(&current).to_hex());
+    let ours =
+        known.is_some_and(|k| k.sha256 == Digest::of(&current).to_hex()) || is_ours(&current);
     if ours {
         return Ok(Step::Write {
             chain: false,

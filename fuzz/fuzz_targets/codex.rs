@@ -1,0 +1,6 @@
+//! Codex `*** Begin Patch` envelopes: never panic, parse deterministically.
+#![no_main]
+#[path = "../checks.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::codex(data));
