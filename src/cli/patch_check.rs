@@ -9,6 +9,15 @@
 use super::patch::PatchArgs;
 use crate::error::{Error, Result};
 
+/// The names of the flags that were given.
+fn present(flags: &[(&'static str, bool)]) -> Vec<&'static str> {
+    flags
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(flag, _)| *flag)
+        .collect()
+}
+
 /// The flag-form target, operation and payload flags that are given.
 fn request_flags(args: &PatchArgs) -> Vec<&'static str> {
     let given = [
@@ -38,16 +47,12 @@ fn request_flags(args: &PatchArgs) -> Vec<&'static str> {
         ("--occurrence", args.find_flags.occurrence.is_some()),
         ("--all", args.find_flags.all),
     ];
-    given
-        .iter()
-        .filter(|(_, on)| *on)
-        .map(|(flag, _)| *flag)
-        .collect()
+    present(&given)
 }
 
 /// The operation flags given (`--delete` counts once, for a config path too).
 fn operations(args: &PatchArgs) -> Vec<&'static str> {
-    [
+    present(&[
         ("--replace", args.replace.is_some()),
         ("--set-line", args.set_line.is_some()),
         ("--replace-range", args.replace_range.is_some()),
@@ -59,26 +64,18 @@ fn operations(args: &PatchArgs) -> Vec<&'static str> {
         ("--scoped-regex", args.scoped_regex.is_some()),
         ("--set-value", args.set_value.is_some()),
         ("--append-value", args.append_value.is_some()),
-    ]
-    .iter()
-    .filter(|(_, on)| *on)
-    .map(|(flag, _)| *flag)
-    .collect()
+    ])
 }
 
 /// The target families given.
 fn targets(args: &PatchArgs) -> Vec<&'static str> {
-    [
+    present(&[
         ("--find", args.find.is_some()),
         ("--symbol", args.symbol.is_some()),
         ("--at", args.at.is_some()),
         ("--kind", args.kind.is_some()),
         ("--config-path", args.config_path.is_some()),
-    ]
-    .iter()
-    .filter(|(_, on)| *on)
-    .map(|(flag, _)| *flag)
-    .collect()
+    ])
 }
 
 /// Whether the one operation given takes text and has no inline value (so a `--text-file`
