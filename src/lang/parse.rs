@@ -107,3 +107,19 @@ pub fn retire(tree: Tree) {
         drop(tree);
     }
 }
+
+/// The syntax errors of a parsed file: the tree's error and missing nodes plus what the
+/// language's own rule rejects and tree-sitter does not (Python indentation, see
+/// `lang::indent`); how many, and the first one.
+pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
+    let (mut count, mut first) = (error_count(tree), first_error(tree));
+    if provider.name == "python" {
+        let (extra, at) = crate::lang::indent::python_errors(tree, source);
+        count += extra;
+        first = match (first, at) {
+            (Some(a), Some(b)) => Some(if b.byte < a.byte { b } else { a }),
+            (a, b) => a.or(b),
+        };
+    }
+    (count, first)
+}

@@ -134,6 +134,23 @@ fn glob_class(chars: &[char], open: usize) -> Option<(String, usize)> {
 /// A way of matching a symbol, and its name in `matched_by`.
 type Tier<'a> = (&'a dyn Fn(&Item) -> bool, &'static str);
 
+/// The outline names a symbol may have, in the order tried (`lang::notation`): with a
+/// namespace, the braced namespace's form first, then the plain form when the file declares
+/// that namespace.
+fn symbol_forms(symbol: &str, text: &str) -> Vec<String> {
+    let spelled = crate::lang::notation::read(symbol);
+    match spelled.namespace {
+        None => vec![spelled.canonical],
+        Some(ns) => {
+            let mut forms = vec![format!("{ns}.{}", spelled.canonical)];
+            if crate::lang::notation::declares_namespace(text, &ns) {
+                forms.push(spelled.canonical);
+            }
+            forms
+        }
+    }
+}
+
 /// Picks the one structure a target names.
 pub fn find<'i>(
     items: &'i [Item],
@@ -149,15 +166,18 @@ pub fn find<'i>(
     match target {
         Target::Symbol(symbol) => {
             let what = format!("symbol `{symbol}`");
-            let suffix = format!(".{symbol}");
-            let tiers: [Tier<'_>; 3] = [
-                (&|i| i.qualified_name == *symbol, "symbol"),
-                (&|i| i.qualified_name.ends_with(&suffix), "symbol_suffix"),
-                (&|i| i.name == *symbol, "symbol_name"),
-            ];
-            for (test, how) in tiers {
-                if let Some(hit) = one(items.iter().filter(|i| test(i)).collect(), &what, how)? {
-                    return Ok(hit);
+            for form in symbol_forms(symbol, text) {
+                let suffix = format!(".{form}");
+                let tiers: [Tier<'_>; 3] = [
+                    (&|i| i.qualified_name == form, "symbol"),
+                    (&|i| i.qualified_name.ends_with(&suffix), "symbol_suffix"),
+                    (&|i| i.name == form, "symbol_name"),
+                ];
+                for (test, how) in tiers {
+                    let found = items.iter().filter(|i| test(i)).collect();
+                    if let Some(hit) = one(found, &what, how)? {
+                        return Ok(hit);
+                    }
                 }
             }
             Err(missing(&what, items, path))
