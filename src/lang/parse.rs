@@ -109,10 +109,20 @@ pub fn retire(tree: Tree) {
 }
 
 /// The syntax errors of a parsed file: the tree's error and missing nodes plus what the
-/// language's own rule rejects and tree-sitter does not (Python indentation, see
-/// `lang::indent`); how many, and the first one.
+/// language's own rule rejects and tree-sitter does not: Python indentation (`lang::indent`);
+/// for TOML, the spec's parser (`toml_edit`: a key defined twice, a bad value), counted as one
+/// error when the tree has none. How many, and the first one.
 pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
-    let (mut count, mut first) = (error_count(tree), first_error(tree));
+    let (mut count, mut first) = match provider.name {
+        "rust" | "c" | "cpp" => errors_outside(tree, source, provider.name),
+        _ => (error_count(tree), first_error(tree)),
+    };
+    if provider.name == "toml"
+        && count == 0
+        && let Some(at) = toml_error(source)
+    {
+        return (1, Some(at));
+    }
     if provider.name == "python" {
         let (extra, at) = crate::lang::indent::python_errors(tree, source);
         count += extra;
@@ -122,4 +132,79 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
         };
     }
     (count, first)
+}
+
+/// Errors the grammar reports where the compiler does not: inside a Rust `macro_rules!`
+/// (whose rules are token trees: `rustc` only checks that the delimiters balance, and an
+/// unbalanced one is an error outside the definition too), and C's null directive (a `#`
+/// alone on its line).
+fn errors_outside(tree: &Tree, source: &[u8], language: &str) -> (usize, Option<Location>) {
+    let (mut count, mut first) = (0, None);
+    let ignored = |node: Node<'_>| {
+        let text = source.get(node.byte_range()).unwrap_or_default();
+        if language != "rust" {
+            return text.trim_ascii() == b"#";
+        }
+        let mut up = node.parent();
+        while let Some(n) = up {
+            if n.kind() == "macro_definition" {
+                return balanced(source.get(n.byte_range()).unwrap_or_default());
+            }
+            up = n.parent();
+        }
+        false
+    };
+    visit_errors(tree.root_node(), &mut |node| {
+        if !ignored(node) {
+            count += 1;
+            first.get_or_insert(location(node));
+        }
+    });
+    (count, first)
+}
+
+/// Whether the brackets of a token tree pair up (string and char literals are skipped).
+fn balanced(text: &[u8]) -> bool {
+    let mut stack = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            open @ (b'(' | b'[' | b'{') => stack.push(open),
+            close @ (b')' | b']' | b'}') => {
+                let want = match close {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if stack.pop() != Some(want) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    stack.is_empty()
+}
+
+/// Where `toml_edit` refuses a TOML document, if it does.
+fn toml_error(source: &[u8]) -> Option<Location> {
+    let text = std::str::from_utf8(source).ok()?;
+    let error = text.parse::<toml_edit::DocumentMut>().err()?;
+    let byte = error.span().map_or(0, |s| s.start).min(source.len());
+    let line_start = source[..byte]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    Some(Location {
+        line: source[..byte].iter().filter(|&&b| b == b'\n').count() + 1,
+        column: byte - line_start + 1,
+        byte,
+    })
 }

@@ -19,9 +19,10 @@
 //!   then the next level out; the caller takes the first region whose *original* bytes parse
 //!   without errors in isolation, or parses the whole file when none does.
 //!
-//! Isolation needs a little context: PHP regions get `<?php`, nested Python regions
-//! `if True:` so that their indentation is legal. Languages without a block rule (JSON, YAML,
-//! TOML, Markdown, ...) only use top-level regions.
+//! Isolation needs a little context: PHP regions get `<?php`, nested Python regions stand
+//! between `if True:` + `pass` and `pass` lines indented as they are. Languages without a
+//! block rule (JSON, YAML, TOML, Markdown, Ruby, Bash, ...) have no regions: their files are
+//! parsed whole (YAML aliases, Ruby's `end` and shell keywords reach across any line).
 
 use std::ops::Range;
 
@@ -37,6 +38,8 @@ pub struct Window {
     pub suffix: String,
     /// Inside a block (not top level).
     pub nested: bool,
+    /// The region ends at its block's closer, not before a sibling.
+    pub closed_end: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -69,13 +72,13 @@ pub fn first_window<T>(
     mut accept: impl FnMut(&Window) -> Option<T>,
 ) -> Option<T> {
     let fam = family(provider);
+    if fam == Family::Flat {
+        return None;
+    }
     let lines = Lines { src: source };
     let first = lines.start_of(edit.start);
     let last = lines.start_of(edit.end.saturating_sub(1).max(edit.start));
     let mut level = lines.edit_level(first, last);
-    if fam == Family::Flat {
-        level = 0;
-    }
     loop {
         let bounds = lines.block(first, last, level)?;
         if level == 0 || lines.header_ok(fam, bounds.header) {
@@ -93,6 +96,7 @@ pub fn first_window<T>(
                     prefix,
                     suffix,
                     nested: level > 0,
+                    closed_end: end == bounds.body.end,
                 };
                 if let Some(found) = accept(&window) {
                     return Some(found);
@@ -140,6 +144,25 @@ struct Lines<'a> {
 const CONTINUATIONS: &[&str] = &[
     "else", "elif", "except", "finally", "catch", "case", "default",
 ];
+
+/// Whether the last code line of a region's new text ends a statement, so that the sibling
+/// after the region still starts one (an edit may leave a `\\` or an open bracket there).
+pub fn ends_statement(provider: &Provider, text: &[u8]) -> bool {
+    let fam = family(provider);
+    let text = std::str::from_utf8(text).unwrap_or_default();
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty() && !comment(fam, l));
+    let Some(code) = last.map(str::trim) else {
+        return true;
+    };
+    match fam {
+        Family::Brace => code.ends_with([';', '{', '}']),
+        Family::Python => !code.starts_with('@') && !code.ends_with(['\\', ',', '(', '[', '{']),
+        Family::Flat => true,
+    }
+}
 
 impl Lines<'_> {
     /// Whether a block header opens a block of statements (a `{` alone on its line is judged

@@ -145,6 +145,26 @@ pub fn check(
     Ok(Some(clean))
 }
 
+/// Whether every non-blank line of a Python region's new text begins with the indentation
+/// of the region's first original line, and one of them is code (not a comment).
+fn stays_inside(old: &[u8], new: &[u8]) -> bool {
+    let indent_of = |line: &[u8]| line.len() - line.trim_ascii_start().len();
+    let first = old.split(|&b| b == b'\n').next().unwrap_or_default();
+    let indent = &first[..indent_of(first)];
+    let mut code = false;
+    for line in new.split(|&b| b == b'\n') {
+        let t = line.trim_ascii_start();
+        if t.is_empty() {
+            continue;
+        }
+        if !line.starts_with(indent) {
+            return false;
+        }
+        code |= t[0] != b'#';
+    }
+    code
+}
+
 type Pair = (Option<Parsed>, Option<Parsed>);
 
 /// Parses a window's original bytes: `None` (try a wider one) when they have errors;
@@ -162,7 +182,20 @@ fn try_window(
         return Ok(None);
     }
     let new_range = shifted(w.range.start, ranges, &(0..0))..shifted(w.range.end, ranges, own);
-    let (new, errors) = Parsed::new(provider, w, &after[new_range])?;
+    let open_end = (w.range.end < before.len() && !w.closed_end) || provider.name == "python";
+    let text = &after[new_range];
+    if open_end && !crate::lang::region::ends_statement(provider, text) {
+        retire(old.tree);
+        return Ok(None);
+    }
+    // A nested Python region stands between `pass` lines of its own indentation: it proves
+    // something only while all its lines keep that indentation, and some code between them
+    // (else the block may have been left empty). Otherwise a wider region decides.
+    if w.nested && provider.name == "python" && !stays_inside(&before[w.range.clone()], text) {
+        retire(old.tree);
+        return Ok(None);
+    }
+    let (new, errors) = Parsed::new(provider, w, text)?;
     if errors > 0 {
         retire(new.tree);
         return Ok(Some((Some(old), None)));
