@@ -117,6 +117,11 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
         "rust" | "c" | "cpp" => errors_outside(tree, source, provider.name),
         _ => (error_count(tree), first_error(tree)),
     };
+    if provider.name == "go" {
+        let (extra, at) = go_top_level(tree);
+        count += extra;
+        first = first.or(at);
+    }
     if provider.name == "toml"
         && count == 0
         && let Some(at) = toml_error(source)
@@ -160,6 +165,38 @@ fn errors_outside(tree: &Tree, source: &[u8], language: &str) -> (usize, Option<
             first.get_or_insert(location(node));
         }
     });
+    (count, first)
+}
+
+/// Go's source file rule, which tree-sitter-go's recovery does not enforce: one package
+/// clause, first, then declarations only (a statement at top level is an error).
+fn go_top_level(tree: &Tree) -> (usize, Option<Location>) {
+    const DECLARATIONS: &[&str] = &[
+        "package_clause",
+        "import_declaration",
+        "function_declaration",
+        "method_declaration",
+        "type_declaration",
+        "const_declaration",
+        "var_declaration",
+        "comment",
+        "ERROR",
+    ];
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let mut code = root
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() != "comment");
+    let (mut count, mut first) = (0, None);
+    let head = code.next();
+    if head.is_none_or(|h| h.kind() != "package_clause") {
+        count += 1;
+        first = Some(head.map_or(location(root), location));
+    }
+    for node in code.filter(|c| !DECLARATIONS.contains(&c.kind()) || c.kind() == "package_clause") {
+        count += 1;
+        first.get_or_insert(location(node));
+    }
     (count, first)
 }
 

@@ -40,6 +40,9 @@ pub struct Window {
     pub nested: bool,
     /// The region ends at its block's closer, not before a sibling.
     pub closed_end: bool,
+    /// Declarations read from the region are the file's, names and all: a top-level region
+    /// (of a PHP file, after its `namespace …;`, which the prefix repeats).
+    pub exact_declarations: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -90,13 +93,14 @@ pub fn first_window<T>(
                     continue;
                 }
                 seen = Some((start, end));
-                let (prefix, suffix) = context(provider, &lines, start, level > 0);
+                let (prefix, suffix, exact) = context(provider, &lines, start, level > 0);
                 let window = Window {
                     range: start..end,
                     prefix,
                     suffix,
                     nested: level > 0,
                     closed_end: end == bounds.body.end,
+                    exact_declarations: exact && level == 0,
                 };
                 if let Some(found) = accept(&window) {
                     return Some(found);
@@ -116,19 +120,38 @@ pub fn first_window<T>(
 /// The bytes around a region that let it parse on its own. A nested Python region sits
 /// between two `pass` lines indented as its first line, so that a line of it indented
 /// differently from its siblings outside is an error in the region too.
-fn context(provider: &Provider, lines: &Lines<'_>, start: usize, nested: bool) -> (String, String) {
+/// The third value: whether declarations read in the region keep their names (false after
+/// a braced PHP namespace, whose name the region cannot repeat).
+fn context(
+    provider: &Provider,
+    lines: &Lines<'_>,
+    start: usize,
+    nested: bool,
+) -> (String, String, bool) {
     match provider.name {
-        "php" if start > 0 => ("<?php\n".into(), String::new()),
+        "php" if start > 0 => match php_namespace(&lines.src[..start]) {
+            Some(line) if line.ends_with(';') => (format!("<?php\n{line}\n"), String::new(), true),
+            Some(_) => ("<?php\n".into(), String::new(), false),
+            None => ("<?php\n".into(), String::new(), true),
+        },
         "python" if nested => {
             let text = lines.text(start);
             let indent = &text[..text.len() - text.trim_start_matches([' ', '\t']).len()];
-            (
-                format!("if True:\n{indent}pass\n"),
-                format!("\n{indent}pass\n"),
-            )
+            let prefix = format!("if True:\n{indent}pass\n");
+            (prefix, format!("\n{indent}pass\n"), true)
         }
-        _ => (String::new(), String::new()),
+        _ => (String::new(), String::new(), true),
     }
+}
+
+/// The last `namespace …` line of a PHP file's head, trimmed.
+fn php_namespace(head: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(head).ok()?;
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with("namespace ") && (l.ends_with(';') || l.ends_with('{')))
+        .map(str::to_owned)
 }
 
 /// The lines of a block at one level: its header line, and the lines between it and its closer.

@@ -28,7 +28,8 @@ const CLUSTER_GAP: usize = 4096;
 pub struct Clean {
     pub items_before: Vec<Item>,
     pub items_after: Vec<Item>,
-    /// `None` when a region holds public declarations (the API guard then reads the file).
+    /// `None` when a nested region holds public declarations, whose names it cannot know
+    /// (the API guard then reads the file).
     pub declarations: Option<Declarations>,
     pub parsed_bytes: usize,
 }
@@ -229,7 +230,7 @@ fn record(
     };
     if let Some(d) = clean.declarations.as_mut() {
         let (b, a) = (read(&old), read(&new));
-        if b.iter().chain(&a).any(|d| !d.private) {
+        if !window.exact_declarations && b.iter().chain(&a).any(|d| !d.private) {
             clean.declarations = None;
         } else {
             d.before.get_or_insert_with(Vec::new).extend(b);

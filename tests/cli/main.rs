@@ -12,6 +12,7 @@ mod dialects;
 mod edit;
 mod hook_notes;
 mod hooks;
+mod indentation;
 mod languages;
 mod ledger;
 mod output;

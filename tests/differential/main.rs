@@ -89,7 +89,7 @@ const LANGUAGES: &[Language] = &[
         name: "go",
         ext: "go",
         checker: Checker::Go,
-        floor: 0.97,
+        floor: 0.99,
         known_false_refusals: 0,
     },
     Language {
