@@ -55,13 +55,20 @@ fn width(source: &[u8], line_start: usize, at: usize) -> Width {
 }
 
 /// Leaves of the tree in document order; strings count as one token, zero-width nodes
-/// (tree-sitter's indent and dedent markers, missing nodes) are skipped.
+/// (tree-sitter's indent and dedent markers, missing nodes) are skipped. A named node on one
+/// line without errors counts as one token too: its brackets pair up inside it, it holds no
+/// line break, and unless its last token is a header's `:` (an empty block on one line), its
+/// leaves cannot change a logical line's first or last token.
 fn leaves<'t>(tree: &'t Tree) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
         let node = cursor.node();
-        let atomic = node.child_count() == 0 || node.kind() == "string";
+        let one_line = node.is_named()
+            && node.start_position().row == node.end_position().row
+            && !node.has_error()
+            && !ends_with_colon(node);
+        let atomic = node.child_count() == 0 || node.kind() == "string" || one_line;
         if atomic && node.end_byte() > node.start_byte() {
             out.push(node);
         }
@@ -75,6 +82,22 @@ fn leaves<'t>(tree: &'t Tree) -> Vec<Node<'t>> {
         }
     }
     out
+}
+
+/// Whether the last token of `node` (zero-width ones skipped) is an anonymous `:`.
+fn ends_with_colon(node: Node<'_>) -> bool {
+    let mut current = node;
+    loop {
+        let count = current.child_count();
+        let last = (0..count)
+            .rev()
+            .filter_map(|i| current.child(i))
+            .find(|c| c.end_byte() > c.start_byte());
+        match last {
+            Some(child) => current = child,
+            None => return current.kind() == ":" && !current.is_named(),
+        }
+    }
 }
 
 fn logical_lines(tree: &Tree) -> Vec<Logical> {
