@@ -177,7 +177,7 @@ pub fn ends_statement(provider: &Provider, text: &[u8]) -> bool {
         .lines()
         .rev()
         .find(|l| !l.trim().is_empty() && !comment(fam, l));
-    let Some(code) = last.map(str::trim) else {
+    let Some(code) = last.map(|l| code_of(fam, l)) else {
         return true;
     };
     match fam {
@@ -191,7 +191,7 @@ impl Lines<'_> {
     /// Whether a block header opens a block of statements (a `{` alone on its line is judged
     /// by the line before: a signature or a condition, not a type).
     fn header_ok(&self, fam: Family, header: usize) -> bool {
-        let code = self.text(header).trim();
+        let code = code_of(fam, self.text(header));
         match fam {
             Family::Python => code.ends_with(':') && !code.starts_with("class "),
             Family::Brace if code == "{" => self.prev(header).is_some_and(|p| {
@@ -332,7 +332,7 @@ impl Lines<'_> {
             prev = self.prev(p);
         }
         let Some(p) = prev else { return true };
-        let code = self.text(p).trim();
+        let code = code_of(fam, self.text(p));
         match fam {
             Family::Brace => code.ends_with([';', '{', '}']),
             Family::Python => !code.starts_with('@') && !code.ends_with(['\\', ',', '(', '[', '{']),
@@ -391,6 +391,32 @@ impl Lines<'_> {
         }
         Some(ceiling)
     }
+}
+
+/// A line without its trailing comment (`// …`, `/* … */`, Python's `# …`), trimmed; a
+/// comment marker inside a string literal is not one (quotes are counted, roughly).
+fn code_of(fam: Family, line: &str) -> &str {
+    let mut code = line.trim();
+    if fam == Family::Brace
+        && code.ends_with("*/")
+        && let Some(open) = code.rfind("/*")
+    {
+        code = code[..open].trim_end();
+    }
+    let marker = if fam == Family::Python { "#" } else { "//" };
+    let mut from = 0;
+    while let Some(i) = code[from..].find(marker) {
+        let at = from + i;
+        let quotes = code[..at]
+            .chars()
+            .filter(|c| matches!(c, '"' | '\'' | '`'))
+            .count();
+        if quotes % 2 == 0 {
+            return code[..at].trim_end();
+        }
+        from = at + marker.len();
+    }
+    code
 }
 
 fn comment(fam: Family, line: &str) -> bool {

@@ -78,3 +78,12 @@ fn a_brace_on_its_own_line_is_judged_by_the_signature_above() {
         "{seen:?}"
     );
 }
+
+#[test]
+fn trailing_comments_do_not_hide_a_lines_end() {
+    let js = "function b(x) { // entry\n  const y = x; /* note */\n  return y; // done\n}\n";
+    let seen = windows("a.js", js, "return y");
+    assert_eq!(seen[0], "  return y; // done\n");
+    let url = "function c() {\n  const u = \"http://x\";\n  return u;\n}\n";
+    assert_eq!(windows("a.js", url, "return u")[0], "  return u;\n");
+}
