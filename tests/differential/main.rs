@@ -272,6 +272,12 @@ fn the_gate_agrees_with_each_languages_checker() {
             t.false_refusals.len(),
             t.missed.len()
         );
+        if t.indentation.1 > 0 {
+            eprintln!(
+                "           indentation shifts: {}/{} agree",
+                t.indentation.0, t.indentation.1
+            );
+        }
         for m in t.missed.iter().take(3) {
             eprintln!("           missed: {m}");
         }
