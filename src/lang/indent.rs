@@ -210,4 +210,16 @@ mod tests {
         assert_eq!(errors("if x:\ny = 1\n"), 1, "block not indented");
         assert!(errors("def f():\n") >= 1, "header at the end");
     }
+
+    #[test]
+    fn a_stray_ruby_end_is_an_error_and_a_method_named_end_is_not() {
+        let provider = provider_for("x.rb").expect("ruby");
+        let count = |src: &str| {
+            let tree = parse(provider, src.as_bytes(), None).expect("parses");
+            crate::lang::parse::syntax_errors(provider, &tree, src.as_bytes()).0
+        };
+        assert_eq!(count("module M\n  def a\n    1\n  end\nend\n"), 0);
+        assert_eq!(count("module M\n    1\n  end\nend\n"), 1);
+        assert_eq!(count("r = (1..2)\nr.end\nx&.then\n"), 0);
+    }
 }

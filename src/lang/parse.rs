@@ -117,6 +117,11 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
         "rust" | "c" | "cpp" => errors_outside(tree, source, provider.name),
         _ => (error_count(tree), first_error(tree)),
     };
+    if provider.name == "ruby" {
+        let (extra, at) = ruby_stray_keywords(tree, source);
+        count += extra;
+        first = first.or(at);
+    }
     if provider.name == "go" {
         let (extra, at) = go_top_level(tree);
         count += extra;
@@ -198,6 +203,44 @@ fn go_top_level(tree: &Tree) -> (usize, Option<Location>) {
         first.get_or_insert(location(node));
     }
     (count, first)
+}
+
+/// Ruby's block keywords where no block is open: tree-sitter-ruby reads a stray `end` (an
+/// edit that dropped a `def` or doubled an `end`) as a method call named `end`, which Ruby's
+/// parser rejects. A method named so after `.`, `&.` or `::`, or in `def`, is not counted.
+fn ruby_stray_keywords(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
+    const KEYWORDS: &[&[u8]] = &[
+        b"end", b"else", b"elsif", b"ensure", b"rescue", b"then", b"when",
+    ];
+    let (mut count, mut first) = (0, None);
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        let text = source.get(node.byte_range()).unwrap_or_default();
+        if node.kind() == "identifier" && KEYWORDS.contains(&text) && !ruby_method_name(node) {
+            count += 1;
+            first.get_or_insert(location(node));
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    (count, first)
+}
+
+fn ruby_method_name(node: Node<'_>) -> bool {
+    let after_dot = node
+        .prev_sibling()
+        .is_some_and(|p| matches!(p.kind(), "." | "&." | "::"));
+    let declared = node
+        .parent()
+        .is_some_and(|p| matches!(p.kind(), "method" | "singleton_method" | "alias" | "undef"));
+    after_dot || declared
 }
 
 /// Whether the brackets of a token tree pair up (string and char literals are skipped).

@@ -34,7 +34,7 @@ struct Language {
     checker: Checker,
     /// Least agreement this language must keep: the target is 99 %; where it is lower the
     /// floor is what was measured, and docs/ARCHITECTURE.md says which errors tree-sitter's
-    /// grammar does not see (early errors, Ruby's `end`, shell words, ...).
+    /// grammar does not see (early errors, shell words, ...).
     floor: f64,
     /// Mutants the checker accepts and the gate refuses, known and explained in
     /// docs/ARCHITECTURE.md (a `\\` alone on a Python line, `#` names TypeScript's parser
@@ -82,7 +82,7 @@ const LANGUAGES: &[Language] = &[
         name: "ruby",
         ext: "rb",
         checker: Checker::Ruby,
-        floor: 0.9,
+        floor: 0.99,
         known_false_refusals: 0,
     },
     Language {
