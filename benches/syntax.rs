@@ -4,8 +4,11 @@
 //! unit of cost), the start of the binary (`--version`), and then `read --symbol` and
 //! `patch --symbol --replace` through the real binary; the issue's target is at most 1.5x
 //! (parse + start) for each. It also times `read --mode line` on a 10,000-line file (target
-//! under 20 ms). Medians of `BENCH_RUNS` runs (default 15). Nothing is written outside a
-//! temp directory.
+//! under 20 ms). The gate rows time one `edit --find/--replace` of one line with the gate on
+//! (the file as it is) and off (the same bytes under a name no grammar claims, `.txt`): in a
+//! generated 200,000-line (9 MB) JavaScript bundle shaped like `typescript.js` (target: on at
+//! most 2x off) and in the 5,000-line Python file. Medians of `BENCH_RUNS` runs (default 15).
+//! Nothing is written outside a temp directory.
 
 use std::error::Error;
 use std::path::Path;
@@ -45,6 +48,42 @@ fn python_source(classes: usize) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A bundle like `typescript.js`: one IIFE whose body is 2-space indented functions and
+/// classes, 15 lines a unit, about 45 bytes a line.
+fn javascript_bundle(lines: usize) -> String {
+    let mut out = String::from("var lib = {};\n((module) => {\n  \"use strict\";\n");
+    for i in 0..lines / 15 {
+        let unit = format!(
+            "  function computeTheValueOf{i}(request, options) {{\n    const result{i} = request.value + options.scale * {i};\n    if (result{i} > options.limit && request.enabled) {{\n      return reportTheValueTo(result{i}, \"message number {i}\");\n    }}\n    return result{i} + normalizeTheRequest(request);\n  }}\n  class NodeWithAPayload{i} extends BaseNodeType {{\n    constructor(value, parent) {{\n      super(parent); this.value = value;\n    }}\n    getTheValue(argument, fallback) {{\n      return this.value + argument + fallback + {i};\n    }}\n  }}\n"
+        );
+        out.push_str(&unit.replace('\n', " /* pad */\n"));
+    }
+    out.push_str("})(lib);\n");
+    out
+}
+
+/// Median times of one line edit with the gate on (`name`) and off (`name.txt`, same bytes).
+fn time_gate(dir: &Path, name: &str, source: &str, find: &str, replace: &str) -> Res<(f64, f64)> {
+    let off = format!("{name}.txt");
+    let mut out = Vec::new();
+    for file in [name, off.as_str()] {
+        let path = dir.join(file);
+        std::fs::write(&path, source)?;
+        let args = [
+            "edit",
+            file,
+            "--find",
+            find,
+            "--replace",
+            replace,
+            "--format",
+            "json",
+        ];
+        out.push(time_command(dir, &args, Some((&path, source)))?);
+    }
+    Ok((out[0], out[1]))
 }
 
 fn time_command(dir: &Path, args: &[&str], reset: Option<(&Path, &str)>) -> Res<f64> {
@@ -139,6 +178,22 @@ fn main() -> Res<()> {
     ];
     let patch_ms = time_command(dir.path(), &patch_args, Some((&file, &source)))?;
     let lines_ms = time_command(dir.path(), &["read", "--mode", "line", "lines.txt"], None)?;
+    let bundle = javascript_bundle(200_000);
+    let units = bundle.matches("  function computeTheValueOf").count();
+    let near_end = units * 98 / 100;
+    let find = format!("    const result{near_end} = request.value + options.scale * {near_end};");
+    let replace = format!(
+        "    const result{near_end} = request.value + options.scale * {};",
+        near_end + 1
+    );
+    let (js_on, js_off) = time_gate(dir.path(), "bundle.js", &bundle, &find, &replace)?;
+    let (py_on, py_off) = time_gate(
+        dir.path(),
+        "edit.py",
+        &source,
+        "    def handle_5(self, request, retries=5):\n        total = 0\n        for item in request.items:\n            if item.value > 5:\n                total += item.value * 27",
+        "    def handle_5(self, request, retries=5):\n        total = 0\n        for item in request.items:\n            if item.value > 5:\n                total += item.value * 28",
+    )?;
 
     println!(
         "service.py: {lines} lines, {} bytes; lines.txt: 10,000 lines",
@@ -160,6 +215,22 @@ fn main() -> Res<()> {
     println!(
         "read --mode line (10k lines) {lines_ms:8.2} ms  {} (target 20 ms)",
         verdict(lines_ms, 20.0)
+    );
+    println!(
+        "bundle.js: {} lines, {} bytes; one line edit at 98 %",
+        bundle.lines().count(),
+        bundle.len()
+    );
+    println!("edit, gate off (.txt)        {js_off:8.2} ms");
+    println!(
+        "edit, gate on                {js_on:8.2} ms  {} (target 2x off: {:.2} ms)",
+        verdict(js_on, 2.0 * js_off),
+        2.0 * js_off
+    );
+    println!("service.py one line edit, gate off {py_off:8.2} ms");
+    println!(
+        "service.py one line edit, gate on  {py_on:8.2} ms  {} (target 2x off)",
+        verdict(py_on, 2.0 * py_off)
     );
     Ok(())
 }

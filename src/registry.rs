@@ -153,7 +153,7 @@ pub fn capabilities() -> Value {
         "languages": languages(),
         "targets": ["find", "symbol", "node_identity", "selector", "line_anchor", "file_start", "file_end", "config_path"],
         "operations": ["replace", "delete", "insert_before", "insert_after", "insert", "scoped_regex", "move_before", "move_after", "move_to_before", "move_to_after", "move", "set", "append"],
-        "syntax_gate": {"structure_targets": "source and result must parse", "other_edits": "may not raise the error count (--allow-syntax-errors)", "parse_budget_bytes_env": "IDENTEDIT_SYNTAX_MAX_BYTES"},
+        "syntax_gate": {"structure_targets": "source and result must parse", "other_edits": "may not raise the error count (--allow-syntax-errors)", "scope": "the regions around the edits when they parse on their own, else the whole file"},
         "commands": COMMANDS.iter().map(|c| json!({"name": c.name, "summary": c.summary, "usage": c.usage})).collect::<Vec<_>>(),
         "output_formats": ["json", "text"],
         // A release build without the `failpoints` feature honours none.

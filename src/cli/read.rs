@@ -12,7 +12,6 @@ use serde::Deserialize;
 
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
-use crate::lang::parse::first_error;
 use crate::lang::provider_for;
 use crate::plan::{PathBase, PathSpec, Target};
 use crate::report::Report;
@@ -236,7 +235,7 @@ fn ast_view(path: &TargetPath, snapshot: &Snapshot, args: &ReadArgs) -> Result<F
         .hint("Use `read --mode line` for LINE:HASH anchors.")
     })?;
     let parsed = SourceTree::parse(provider, &snapshot.bytes)?;
-    let errors = (parsed.errors > 0).then(|| (parsed.errors, first_error(&parsed.tree)));
+    let errors = (parsed.errors > 0).then_some((parsed.errors, parsed.first));
     let text = snapshot.text();
     let focus = if let Some(symbol) = &args.symbol {
         let (item, _) = node::find(

@@ -156,10 +156,8 @@ fn errors(path: &str, bytes: &[u8]) -> Result<Option<(usize, Option<usize>)>> {
         return Ok(None);
     }
     let tree = parse::parse(provider, bytes, None)?;
-    let found = (
-        parse::error_count(&tree),
-        parse::first_error(&tree).map(|l| l.line),
-    );
+    let (count, first) = parse::syntax_errors(provider, &tree, bytes);
+    let found = (count, first.map(|l| l.line));
     parse::retire(tree);
     Ok(Some(found))
 }

@@ -254,20 +254,9 @@ pub fn guard(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Vec<Ap
     let guarded = GUARDED.contains(&plan.dialect);
     let mut setting = None;
     let mut mode = || *setting.get_or_insert_with(|| configured_mode(ws));
-    // The guard respects the gate's parse budget (`IDENTEDIT_SYNTAX_MAX_BYTES`): a file the
-    // gate left out of scope is not parsed here either (its `structure_changes` entry says
-    // `out_of_scope`), so one edit in a large file costs no full parse; `apiGuard all` parses
-    // every file.
-    let over_budget = |f: &FileChange| {
-        f.syntax
-            .as_ref()
-            .is_some_and(|s| s.status == "out_of_scope")
-    };
-    let parse_all = files.iter().any(over_budget) && mode() == Mode::All;
-    let considered: Vec<&FileChange> = files
-        .iter()
-        .filter(|f| parse_all || !over_budget(f))
-        .collect();
+    // Files the gate checked on regions carry the regions' declarations (or none when a
+    // region held public ones: those files are read whole here).
+    let considered: Vec<&FileChange> = files.iter().collect();
     let mut changes = declared_changes(&considered)?;
     if changes.is_empty() || mode() == Mode::Off {
         return Ok(Vec::new());

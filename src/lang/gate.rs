@@ -1,16 +1,17 @@
-//! The syntax gate: every touched file in a supported language is parsed as it would be after
-//! the whole plan, before anything is staged (dry runs included).
+//! The syntax gate: every touched file in a supported language is checked as it would be
+//! after the whole plan, before anything is staged (dry runs included), whatever its size.
 //!
 //! - Structure targets (symbol, identity, selector) need a source that parses and a result that
 //!   parses cleanly (`parse_failure`, `stage: source` / `stage: proposed_result`).
 //! - Any other edit is refused when it raises the file's error count, unless syntax errors are
-//!   allowed.
-//! - The source is parsed once; the result is re-parsed incrementally from the source's tree.
-//! - `structure_changes` compares the outlines: structures that appeared, disappeared or whose
-//!   count changed.
-//! - Parsing is the gate's whole cost (about 2.5 MB/s), so text edits share a per-command
-//!   budget of parsed bytes ([`Budget`]); files past it are `out_of_scope` (reason `budget`).
-//!   Structure targets always parse.
+//!   allowed. Errors are the tree's plus what the language's own rule adds
+//!   (`parse::syntax_errors`: Python indentation).
+//! - Cost follows the edit: a file no structure target parsed is checked on the regions
+//!   around its edits (`lang::regional`); the whole file is parsed only when no region can be
+//!   isolated or a region's result has errors. A file that was parsed (structure targets) is
+//!   re-parsed incrementally from its tree.
+//! - `structure_changes` compares the outlines around the edits: structures that appeared,
+//!   disappeared or whose count changed (names are relative to the region when one was used).
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -21,7 +22,7 @@ use tree_sitter::{InputEdit, Point, Tree};
 
 use crate::error::{Code, Error, Result};
 use crate::lang::outline::{Item, outline, outline_near, touches};
-use crate::lang::parse::{error_count, first_error, parse, retire};
+use crate::lang::parse::{Location, parse, retire, syntax_errors};
 use crate::lang::{Provider, provider_for};
 
 /// A file's parse, kept for the whole command so each file is parsed once.
@@ -30,19 +31,22 @@ pub struct SourceTree {
     pub tree: Tree,
     pub items: Vec<Item>,
     pub errors: usize,
+    /// The first error, when there are any.
+    pub first: Option<Location>,
 }
 
 impl SourceTree {
     /// Parses a file and outlines all of it (structure targets search the whole outline).
     pub fn parse(provider: &'static Provider, source: &[u8]) -> Result<Self> {
         let tree = parse(provider, source, None)?;
-        let errors = error_count(&tree);
+        let (errors, first) = syntax_errors(provider, &tree, source);
         let items = outline(provider, &tree, source);
         Ok(Self {
             provider,
             tree,
             items,
             errors,
+            first,
         })
     }
 
@@ -53,13 +57,14 @@ impl SourceTree {
         ranges: &[Range<usize>],
     ) -> Result<Self> {
         let tree = parse(provider, source, None)?;
-        let errors = error_count(&tree);
+        let (errors, first) = syntax_errors(provider, &tree, source);
         let items = outline_near(provider, &tree, source, ranges);
         Ok(Self {
             provider,
             tree,
             items,
             errors,
+            first,
         })
     }
 }
@@ -78,8 +83,11 @@ pub struct Named {
 /// What the gate observed about one file.
 #[derive(Clone, Debug, Serialize)]
 pub struct Checked {
-    /// `checked`, `unavailable` (no provider) or `out_of_scope` (past the parse budget).
+    /// `checked` or `unavailable` (no provider).
     pub status: &'static str,
+    /// What was parsed: `file`, or `region` (the regions around the edits, see
+    /// `lang::regional`; the error counts are then the regions').
+    pub scope: &'static str,
     /// Why nothing was observed, when `status` is not `checked`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,
@@ -113,6 +121,7 @@ impl Checked {
     ) -> Self {
         Self {
             status,
+            scope: "file",
             reason: Some(reason),
             language,
             errors_before: None,
@@ -122,32 +131,6 @@ impl Checked {
             count_changed: Vec::new(),
             declarations: None,
         }
-    }
-}
-
-/// About 25 ms of parsing at tree-sitter's usual 2.5 MB/s: the latency budget of one command.
-const DEFAULT_BUDGET: usize = 64 << 10;
-
-/// Bytes the gate may still parse for text edits in this command
-/// (`IDENTEDIT_SYNTAX_MAX_BYTES`, default 64 KiB).
-pub struct Budget(std::cell::Cell<usize>);
-
-impl Budget {
-    pub fn from_env() -> Self {
-        let bytes = std::env::var("IDENTEDIT_SYNTAX_MAX_BYTES")
-            .ok()
-            .and_then(|v| v.parse().ok());
-        Self(std::cell::Cell::new(bytes.unwrap_or(DEFAULT_BUDGET)))
-    }
-
-    /// Takes `bytes` from the budget; false (and nothing taken) when they do not fit.
-    pub fn take(&self, bytes: usize) -> bool {
-        let left = self.0.get();
-        if bytes > left {
-            return false;
-        }
-        self.0.set(left - bytes);
-        true
     }
 }
 
@@ -176,24 +159,14 @@ pub fn check(
     after: &[u8],
     ranges: &[(Range<usize>, Range<usize>)],
     rules: Rules,
-    budget: &Budget,
 ) -> Result<Checked> {
     let Some(provider) = provider_for(path) else {
         return Ok(Checked::unobserved("unavailable", "no_provider", None));
     };
-    // What is parsed in full: the source when it has not been parsed yet (the result is then
-    // re-parsed incrementally, for little), or a new file.
-    let cost = match before {
-        Some((_, Some(_))) => 0,
-        Some((bytes, None)) => bytes.len(),
-        None => after.len(),
-    };
-    if !rules.strict && !budget.take(cost) {
-        return Ok(Checked::unobserved(
-            "out_of_scope",
-            "budget",
-            Some(provider.name),
-        ));
+    if let Some((bytes, None)) = before
+        && let Some(clean) = crate::lang::regional::check(provider, bytes, after, ranges)?
+    {
+        return Ok(regional(provider, clean));
     }
     let old_ranges: Vec<Range<usize>> = ranges.iter().map(|(o, _)| o.clone()).collect();
     let new_ranges: Vec<Range<usize>> = ranges.iter().map(|(_, n)| n.clone()).collect();
@@ -208,12 +181,12 @@ pub fn check(
     };
     let old = source.map(|(bytes, s)| edited(&s.tree, bytes, after, ranges));
     let tree = parse(provider, after, old.as_ref())?;
-    let errors_after = error_count(&tree);
+    let (errors_after, first) = syntax_errors(provider, &tree, after);
     let errors_before = source.map_or(0, |(_, s)| s.errors);
     if (rules.strict && errors_after > 0) || (errors_after > errors_before && !rules.allow_errors) {
         return Err(refusal(
             path,
-            &tree,
+            first,
             errors_before,
             errors_after,
             rules.strict,
@@ -249,6 +222,7 @@ pub fn check(
 
     let checked = Checked {
         status: "checked",
+        scope: "file",
         reason: None,
         language: Some(provider.name),
         errors_before: source.map(|(_, s)| s.errors),
@@ -264,8 +238,30 @@ pub fn check(
     Ok(checked)
 }
 
-fn refusal(path: &str, tree: &Tree, before: usize, after: usize, strict: bool) -> Error {
-    let location = first_error(tree);
+/// What a clean regional check reports.
+fn regional(provider: &'static Provider, clean: crate::lang::regional::Clean) -> Checked {
+    let (appeared, disappeared, count_changed) = compare(&clean.items_before, &clean.items_after);
+    Checked {
+        status: "checked",
+        scope: "region",
+        reason: None,
+        language: Some(provider.name),
+        errors_before: Some(0),
+        errors_after: Some(0),
+        appeared,
+        disappeared,
+        count_changed,
+        declarations: clean.declarations,
+    }
+}
+
+fn refusal(
+    path: &str,
+    location: Option<Location>,
+    before: usize,
+    after: usize,
+    strict: bool,
+) -> Error {
     let at = location.map_or(String::new(), |l| {
         format!(" at line {}, column {}", l.line, l.column)
     });

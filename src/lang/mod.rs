@@ -8,10 +8,14 @@ pub mod api;
 pub mod extent;
 pub mod gate;
 pub mod hash;
+pub mod indent;
 pub mod languages;
 pub mod names;
+pub mod notation;
 pub mod outline;
 pub mod parse;
+pub mod region;
+pub mod regional;
 pub mod residue;
 pub mod symbols;
 

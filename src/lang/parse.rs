@@ -107,3 +107,184 @@ pub fn retire(tree: Tree) {
         drop(tree);
     }
 }
+
+/// The syntax errors of a parsed file: the tree's error and missing nodes plus what the
+/// language's own rule rejects and tree-sitter does not: Python indentation (`lang::indent`);
+/// for TOML, the spec's parser (`toml_edit`: a key defined twice, a bad value), counted as one
+/// error when the tree has none. How many, and the first one.
+pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
+    let (mut count, mut first) = match provider.name {
+        "rust" | "c" | "cpp" => errors_outside(tree, source, provider.name),
+        _ => (error_count(tree), first_error(tree)),
+    };
+    if provider.name == "ruby" {
+        let (extra, at) = ruby_stray_keywords(tree, source);
+        count += extra;
+        first = first.or(at);
+    }
+    if provider.name == "go" {
+        let (extra, at) = go_top_level(tree);
+        count += extra;
+        first = first.or(at);
+    }
+    if provider.name == "toml"
+        && count == 0
+        && let Some(at) = toml_error(source)
+    {
+        return (1, Some(at));
+    }
+    if provider.name == "python" {
+        let (extra, at) = crate::lang::indent::python_errors(tree, source);
+        count += extra;
+        first = match (first, at) {
+            (Some(a), Some(b)) => Some(if b.byte < a.byte { b } else { a }),
+            (a, b) => a.or(b),
+        };
+    }
+    (count, first)
+}
+
+/// Errors the grammar reports where the compiler does not: inside a Rust `macro_rules!`
+/// (whose rules are token trees: `rustc` only checks that the delimiters balance, and an
+/// unbalanced one is an error outside the definition too), and C's null directive (a `#`
+/// alone on its line).
+fn errors_outside(tree: &Tree, source: &[u8], language: &str) -> (usize, Option<Location>) {
+    let (mut count, mut first) = (0, None);
+    let ignored = |node: Node<'_>| {
+        let text = source.get(node.byte_range()).unwrap_or_default();
+        if language != "rust" {
+            return text.trim_ascii() == b"#";
+        }
+        let mut up = node.parent();
+        while let Some(n) = up {
+            if n.kind() == "macro_definition" {
+                return balanced(source.get(n.byte_range()).unwrap_or_default());
+            }
+            up = n.parent();
+        }
+        false
+    };
+    visit_errors(tree.root_node(), &mut |node| {
+        if !ignored(node) {
+            count += 1;
+            first.get_or_insert(location(node));
+        }
+    });
+    (count, first)
+}
+
+/// Go's source file rule, which tree-sitter-go's recovery does not enforce: one package
+/// clause, first, then declarations only (a statement at top level is an error).
+fn go_top_level(tree: &Tree) -> (usize, Option<Location>) {
+    const DECLARATIONS: &[&str] = &[
+        "package_clause",
+        "import_declaration",
+        "function_declaration",
+        "method_declaration",
+        "type_declaration",
+        "const_declaration",
+        "var_declaration",
+        "comment",
+        "ERROR",
+    ];
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let mut code = root
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() != "comment");
+    let (mut count, mut first) = (0, None);
+    let head = code.next();
+    if head.is_none_or(|h| h.kind() != "package_clause") {
+        count += 1;
+        first = Some(head.map_or(location(root), location));
+    }
+    for node in code.filter(|c| !DECLARATIONS.contains(&c.kind()) || c.kind() == "package_clause") {
+        count += 1;
+        first.get_or_insert(location(node));
+    }
+    (count, first)
+}
+
+/// Ruby's block keywords where no block is open: tree-sitter-ruby reads a stray `end` (an
+/// edit that dropped a `def` or doubled an `end`) as a method call named `end`, which Ruby's
+/// parser rejects. A method named so after `.`, `&.` or `::`, or in `def`, is not counted.
+fn ruby_stray_keywords(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
+    const KEYWORDS: &[&[u8]] = &[
+        b"end", b"else", b"elsif", b"ensure", b"rescue", b"then", b"when",
+    ];
+    let (mut count, mut first) = (0, None);
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        let text = source.get(node.byte_range()).unwrap_or_default();
+        if node.kind() == "identifier" && KEYWORDS.contains(&text) && !ruby_method_name(node) {
+            count += 1;
+            first.get_or_insert(location(node));
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    (count, first)
+}
+
+fn ruby_method_name(node: Node<'_>) -> bool {
+    let after_dot = node
+        .prev_sibling()
+        .is_some_and(|p| matches!(p.kind(), "." | "&." | "::"));
+    let declared = node
+        .parent()
+        .is_some_and(|p| matches!(p.kind(), "method" | "singleton_method" | "alias" | "undef"));
+    after_dot || declared
+}
+
+/// Whether the brackets of a token tree pair up (string and char literals are skipped).
+fn balanced(text: &[u8]) -> bool {
+    let mut stack = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            open @ (b'(' | b'[' | b'{') => stack.push(open),
+            close @ (b')' | b']' | b'}') => {
+                let want = match close {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if stack.pop() != Some(want) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    stack.is_empty()
+}
+
+/// Where `toml_edit` refuses a TOML document, if it does.
+fn toml_error(source: &[u8]) -> Option<Location> {
+    let text = std::str::from_utf8(source).ok()?;
+    let error = text.parse::<toml_edit::DocumentMut>().err()?;
+    let byte = error.span().map_or(0, |s| s.start).min(source.len());
+    let line_start = source[..byte]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    Some(Location {
+        line: source[..byte].iter().filter(|&&b| b == b'\n').count() + 1,
+        column: byte - line_start + 1,
+        byte,
+    })
+}

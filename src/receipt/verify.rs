@@ -214,7 +214,7 @@ fn syntax_problem(
     };
     let errors = |bytes: &[u8]| {
         crate::lang::parse::parse(provider, bytes, None)
-            .map(|tree| crate::lang::parse::error_count(&tree))
+            .map(|tree| crate::lang::parse::syntax_errors(provider, &tree, bytes).0)
     };
     let after = errors(&now)?;
     if after == 0 {

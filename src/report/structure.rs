@@ -27,7 +27,7 @@ pub fn structure_changes(files: &[FileChange]) -> Value {
                 let (disappeared, d) = capped(&s.disappeared);
                 let (count_changed, n) = capped(&s.count_changed);
                 json!({"path": c.path.rel, "status": s.status, "reason": s.reason, "language": s.language,
-                       "errors_before": s.errors_before, "errors_after": s.errors_after,
+                       "scope": s.scope, "errors_before": s.errors_before, "errors_after": s.errors_after,
                        "appeared": appeared, "disappeared": disappeared, "count_changed": count_changed,
                        "omitted": a + d + n})
             }

@@ -103,6 +103,11 @@ pub fn resolve(
         ));
     }
     let repaired: Vec<(usize, usize)> = fixed_start.into_iter().chain(fixed_end).collect();
+    // A byte order mark belongs to the file, not to line 1: edits of line 1 start after it.
+    let mut lines = lines;
+    if let Some(first_line) = lines.first_mut().filter(|_| text.starts_with('\u{feff}')) {
+        first_line.start = 3;
+    }
     let term = |i: usize| &text[lines[i].content_end..lines[i].end];
     let own = if term(first).is_empty() {
         dominant_terminator(text)
@@ -217,8 +222,15 @@ mod tests {
                 None,
                 NodeOp::InsertBefore("top".into())
             ),
-            "top\n\u{feff}a\nb\n"
+            "\u{feff}top\na\nb\n"
         );
+        let bom = "\u{feff}a\nb\n";
+        assert_eq!(
+            run(bom, 1, None, NodeOp::Replace("x".into())),
+            "\u{feff}x\nb\n"
+        );
+        assert_eq!(run(bom, 1, None, NodeOp::Delete), "\u{feff}b\n");
+        assert_eq!(run("\u{feff}a", 1, None, NodeOp::Delete), "\u{feff}");
     }
 
     #[test]

@@ -165,6 +165,23 @@ fn symbol_match(item: &Item, symbol: &str) -> Option<&'static str> {
     }
 }
 
+/// The outline names a symbol may have, in the order tried (`lang::notation`): with a
+/// namespace, the braced namespace's form first, then the plain form when the file declares
+/// that namespace.
+fn symbol_forms(symbol: &str, text: &str) -> Vec<String> {
+    let spelled = crate::lang::notation::read(symbol);
+    match spelled.namespace {
+        None => vec![spelled.canonical],
+        Some(ns) => {
+            let mut forms = vec![format!("{ns}.{}", spelled.canonical)];
+            if crate::lang::notation::declares_namespace(text, &ns) {
+                forms.push(spelled.canonical);
+            }
+            forms
+        }
+    }
+}
+
 /// Picks the one structure a target names.
 pub fn find<'i>(
     items: &'i [Item],
@@ -180,20 +197,24 @@ pub fn find<'i>(
     match target {
         Target::Symbol(symbol) => {
             // Every structure the name could mean counts: an exact qualified name does not
-            // win over a method or a local of the same name (the caller must choose).
+            // win over a method or a local of the same name (the caller must choose). Each
+            // spelling of the name (`lang::notation`) is tried in turn.
             let what = format!("symbol='{symbol}'");
-            let found: Vec<(&Item, &'static str)> = items
-                .iter()
-                .filter_map(|i| symbol_match(i, symbol).map(|how| (i, how)))
-                .collect();
-            match found.as_slice() {
-                [(item, how)] => Ok((item, how)),
-                [] => Err(missing(&what, items, path)),
-                _ => {
-                    let all: Vec<&Item> = found.iter().map(|(i, _)| *i).collect();
-                    Err(ambiguous(&what, &all, text, path))
+            for form in symbol_forms(symbol, text) {
+                let found: Vec<(&Item, &'static str)> = items
+                    .iter()
+                    .filter_map(|i| symbol_match(i, &form).map(|how| (i, how)))
+                    .collect();
+                match found.as_slice() {
+                    [] => {}
+                    [(item, how)] => return Ok((item, how)),
+                    _ => {
+                        let all: Vec<&Item> = found.iter().map(|(i, _)| *i).collect();
+                        return Err(ambiguous(&what, &all, text, path));
+                    }
                 }
             }
+            Err(missing(&what, items, path))
         }
         Target::Selector {
             kind,

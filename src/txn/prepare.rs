@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::error::{Code, Error, Result};
-use crate::lang::gate::{self, Budget, Rules};
+use crate::lang::gate::{self, Rules};
 use crate::plan::splice::{self, Splice};
 use crate::plan::{Digest, OpKind, PathBase, Plan};
 use crate::target::lines::LineCounter;
@@ -30,10 +30,9 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
     let plan = &*moves::materialize(ws, plan)?;
     let groups = group(ws, plan)?;
     let mut changes = Vec::with_capacity(groups.len());
-    let budget = Budget::from_env();
     let mut failures = Vec::new();
     for g in &groups {
-        let prepared = prepare_file(plan, g, options, &budget)
+        let prepared = prepare_file(plan, g, options)
             .map(|change| super::mode::apply(plan, &g.ops, change))
             .and_then(|c| moves::split(ws, plan, &g.ops, c, options));
         match prepared {
@@ -125,7 +124,7 @@ fn conflict(
     .hint("Merge the operations into one, or split them into separate plans.")
 }
 
-fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> Result<FileChange> {
+fn prepare_file(plan: &Plan, g: &Group, options: &Options) -> Result<FileChange> {
     let first = &plan.ops[g.ops[0]];
     let located = |e: Error| {
         e.at(&first.origin.label())
@@ -137,7 +136,7 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         executable,
     }) = restoring(plan, g)
     {
-        return restored(g, content, *expected, *executable, budget).map_err(located);
+        return restored(g, content, *expected, *executable).map_err(located);
     }
     match &first.kind {
         OpKind::Create { content }
@@ -159,7 +158,7 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         }
         OpKind::Create { content } => {
             snapshot::check_absent(&g.path).map_err(located)?;
-            created(g, content.clone().into_bytes(), budget).map_err(located)
+            created(g, content.clone().into_bytes()).map_err(located)
         }
         OpKind::Delete { expected } => {
             let before = snapshot::read_any(&g.path).map_err(located)?;
@@ -197,7 +196,7 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
                     _ => None,
                 })
                 .collect();
-            created(g, content.into_bytes(), budget).map_err(located)
+            created(g, content.into_bytes()).map_err(located)
         }
         OpKind::Edit { .. }
         | OpKind::Targeted { .. }
@@ -206,7 +205,7 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options, budget: &Budget) -> R
         | OpKind::Mode { .. }
         | OpKind::Restore { .. }
         | OpKind::Config { .. }
-        | OpKind::Symbol(_) => prepare_edits(plan, g, located, options, budget),
+        | OpKind::Symbol(_) => prepare_edits(plan, g, located, options),
     }
 }
 
@@ -225,11 +224,10 @@ fn restored(
     content: &Arc<Vec<u8>>,
     expected: Option<Digest>,
     executable: bool,
-    budget: &Budget,
 ) -> Result<FileChange> {
     let Some(expected) = expected else {
         snapshot::check_absent(&g.path)?;
-        let mut change = created(g, content.to_vec(), budget)?;
+        let mut change = created(g, content.to_vec())?;
         if executable {
             use std::os::unix::fs::PermissionsExt;
             change.new_permissions = Some(std::fs::Permissions::from_mode(0o755));
@@ -300,18 +298,11 @@ fn refuse_duplicates(changes: &[FileChange]) -> Result<()> {
 
 /// A new file: observed by the gate, not refused (the gate's rule is that edits must not add
 /// errors, and the seed's own `creates` example carries placeholder content).
-fn created(g: &Group, content: Vec<u8>, budget: &Budget) -> Result<FileChange> {
+fn created(g: &Group, content: Vec<u8>) -> Result<FileChange> {
     let new_dirs = missing_dirs(&g.path)?;
     let after = Arc::new(content);
     let whole = [(0..0, 0..after.len())];
-    let syntax = gate::check(
-        &g.path.rel,
-        None,
-        &after,
-        &whole,
-        Rules::new(false, true),
-        budget,
-    )?;
+    let syntax = gate::check(&g.path.rel, None, &after, &whole, Rules::new(false, true))?;
     let mut created = change(
         g.path.clone(),
         Action::Created,
@@ -362,7 +353,6 @@ fn prepare_edits(
     g: &Group,
     located: impl Fn(Error) -> Error,
     options: &Options,
-    budget: &Budget,
 ) -> Result<FileChange> {
     let before = snapshot::read_text(&g.path).map_err(located)?;
     let FileEdits {
@@ -416,7 +406,6 @@ fn prepare_edits(
         &after,
         &ranges,
         rules,
-        budget,
     )?;
     if let Some(parsed) = source {
         crate::lang::parse::retire(parsed.tree);

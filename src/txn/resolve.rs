@@ -4,7 +4,6 @@
 
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
-use crate::lang::parse::first_error;
 use crate::lang::provider_for;
 use crate::plan::splice::Splice;
 use crate::plan::{Digest, NodeOp, Op, OpKind, Plan, Target};
@@ -273,7 +272,7 @@ fn source_tree<'s>(
         })?;
         let parsed = SourceTree::parse(provider, source)?;
         if parsed.errors > 0 {
-            let location = first_error(&parsed.tree);
+            let location = parsed.first;
             return Err(Error::new(
                 Code::ParseFailure,
                 format!(

@@ -16,6 +16,7 @@ mod help;
 mod hook_notes;
 mod hooks;
 mod identedit;
+mod indentation;
 mod languages;
 mod ledger;
 mod ledger_text;

@@ -283,21 +283,25 @@ fn the_outcome_carries_acknowledged_changes_and_text_output_lists_them() {
 }
 
 #[test]
-fn every_front_end_respects_the_parse_budget_unless_the_guard_is_set_to_all() {
+fn the_guard_sees_api_changes_in_files_the_gate_checked_on_regions() {
     let repo = Repo::new();
     repo.write("src/Greeter.php", GREETER).commit();
     let blocks = "src/Greeter.php\n```php\n<<<<<<< SEARCH\n    public function greet(string $name): string\n=======\n    public function greet(string $name, string $greeting = 'Hello'): string\n>>>>>>> REPLACE\n```\n";
     let run = |args: &[&str], stdin: &str| {
         let mut cmd = repo.cmd();
-        cmd.args(args)
-            .args(["--format", "json", "--dry-run"])
-            .env("IDENTEDIT_SYNTAX_MAX_BYTES", "0");
+        cmd.args(args).args(["--format", "json", "--dry-run"]);
         let out = crate::common::run_with_stdin(&mut cmd, stdin);
         (
             out.status.code().unwrap_or(-1),
             crate::common::parse_one_document(&out),
         )
     };
+    let (rc, doc) = run(&["apply", "-", "--dialect", "blocks"], blocks);
+    assert_eq!(
+        (rc, api_changes(&doc)),
+        (0, json!([["Greeter::greet()", "signature_changed", false]])),
+        "{doc}"
+    );
     let edit = [
         "edit",
         "src/Greeter.php",
@@ -306,27 +310,19 @@ fn every_front_end_respects_the_parse_budget_unless_the_guard_is_set_to_all() {
         "--replace",
         "string $name, int $n = 1)",
     ];
-    let (rc, doc) = run(&["apply", "-", "--dialect", "blocks"], blocks);
-    assert_eq!((rc, api_changes(&doc)), (0, json!([])), "{doc}");
-    // Past the budget a plan's guard does not parse the file either: the file is reported
-    // out of scope, like the syntax gate's.
-    let (rc, doc) = run(&edit, "");
-    assert_eq!(rc, 0, "{doc}");
-    assert_eq!(
-        doc["structure_changes"][0]["status"], "out_of_scope",
-        "{doc}"
-    );
-    // Within the budget the blocks are compared and reported.
-    let (rc, doc) = repo.json_stdin(&["apply", "-", "--dialect", "blocks", "--dry-run"], blocks);
-    assert_eq!(
-        (rc, api_changes(&doc)),
-        (0, json!([["Greeter::greet()", "signature_changed", false]])),
-        "{doc}"
-    );
-    // `identedit.apiGuard all` compares every file, whatever its size, and refuses.
-    crate::common::git(repo.path(), &["config", "identedit.apiGuard", "all"]);
     let (rc, doc) = run(&edit, "");
     assert_eq!((rc, code(&doc)), (1, "api_change_refused"), "{doc}");
+    // A body edit is checked on its region and changes no API.
+    let body = [
+        "edit",
+        "src/Greeter.php",
+        "--find",
+        "return",
+        "--replace",
+        "return  ",
+    ];
+    let (rc, doc) = run(&body, "");
+    assert_eq!((rc, api_changes(&doc)), (0, json!([])), "{doc}");
 }
 
 #[test]

@@ -528,45 +528,46 @@ fn deletions_take_exports_attributes_comments_and_separators_along() {
 }
 
 #[test]
-fn the_parse_budget_bounds_text_edits_but_never_structure_targets() {
+fn every_text_edit_is_gated_whatever_the_old_budget_says() {
+    // Issue 13: the per-command byte budget is gone; the gate checks the regions around the
+    // edits, so even a zero "budget" leaves every write gated.
     let repo = py_repo();
-    let run = |budget: &str, args: &[&str]| {
+    let run = |args: &[&str]| {
         let mut cmd = repo.cmd();
         cmd.args(args)
             .args(["--format", "json"])
-            .env("IDENTEDIT_SYNTAX_MAX_BYTES", budget);
+            .env("IDENTEDIT_SYNTAX_MAX_BYTES", "0");
         let out = cmd.output().expect("run");
         (
             out.status.code().unwrap_or(-1),
             crate::common::parse_one_document(&out),
         )
     };
-    let broken = [
-        "edit",
-        "m.py",
-        "--find",
-        "return x * 2",
-        "--replace",
-        "return (x * 2",
-        "--dry-run",
-    ];
-    let (rc, doc) = run("65536", &broken);
-    assert_eq!((rc, code(&doc)), (1, "parse_failure"));
-    let (rc, doc) = run("10", &broken);
-    assert_eq!(rc, 0, "{doc}");
-    assert_eq!(doc["structure_changes"][0]["status"], "out_of_scope");
-    assert_eq!(doc["structure_changes"][0]["reason"], "budget");
-    let (rc, doc) = run(
-        "0",
-        &[
-            "patch",
+    let edit = |replace: &'static str| {
+        [
+            "edit",
             "m.py",
-            "--symbol",
-            "helper",
+            "--find",
+            "return x * 2",
             "--replace",
-            "def helper(x):\n    return (x",
+            replace,
             "--dry-run",
-        ],
-    );
+        ]
+    };
+    let (rc, doc) = run(&edit("return (x * 2"));
+    assert_eq!((rc, code(&doc)), (1, "parse_failure"), "{doc}");
+    let (rc, doc) = run(&edit("return x * 3"));
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["structure_changes"][0]["status"], "checked");
+    assert_eq!(doc["structure_changes"][0]["scope"], "region", "{doc}");
+    let (rc, doc) = run(&[
+        "patch",
+        "m.py",
+        "--symbol",
+        "helper",
+        "--replace",
+        "def helper(x):\n    return (x",
+        "--dry-run",
+    ]);
     assert_eq!((rc, code(&doc)), (1, "parse_failure"));
 }

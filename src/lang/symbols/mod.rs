@@ -228,7 +228,12 @@ pub fn find<'d>(
     } else {
         exact
     };
-    let listing = || decls.iter().map(|d| d.symbol.clone()).collect::<Vec<_>>();
+    let listing = || {
+        decls
+            .iter()
+            .map(|d| canonical(d, lang, false))
+            .collect::<Vec<_>>()
+    };
     match found.as_slice() {
         [one] => Ok(one),
         [] => Err(Error::new(
@@ -246,7 +251,7 @@ pub fn find<'d>(
         .detail(
             "candidates",
             many.iter()
-                .map(|d| d.qualified.clone().unwrap_or_else(|| d.symbol.clone()))
+                .map(|d| canonical(d, lang, true))
                 .collect::<Vec<_>>(),
         )
         .detail("declarations", listing())
@@ -254,12 +259,28 @@ pub fn find<'d>(
     }
 }
 
-/// A symbol as written, without a leading `\` and surrounding spaces.
+/// A symbol as written, without a leading `\` and surrounding spaces, with the language's
+/// own separator (`Greeter.greet` and `Greeter->greet` are `Greeter::greet` in PHP;
+/// `Processor::run` is `Processor.run` elsewhere): see `lang::notation`.
 fn normalize(symbol: &str, lang: Lang) -> String {
-    let s = symbol.trim();
+    let s = symbol.trim().replace(' ', "");
     match lang {
-        Lang::Php => s.trim_start_matches('\\').replace(' ', ""),
-        _ => s.replace(' ', ""),
+        Lang::Php if s.contains("::") => s.trim_start_matches('\\').to_owned(),
+        Lang::Php => s
+            .trim_start_matches('\\')
+            .replace("->", "::")
+            .replacen('.', "::", 1),
+        _ => s.replace("::", "."),
+    }
+}
+
+/// A declaration's name in the canonical notation `read` prints (`Greeter.greet`), with its
+/// namespace when `qualified`.
+fn canonical(d: &Declaration, lang: Lang, qualified: bool) -> String {
+    let symbol = if qualified { d.key() } else { &d.symbol };
+    match lang {
+        Lang::Php => crate::lang::notation::canonical_php(symbol, qualified),
+        _ => crate::lang::notation::read(symbol).canonical,
     }
 }
 

@@ -1,0 +1,225 @@
+//! Python's indentation rule, which tree-sitter's error recovery does not enforce: CPython's
+//! tokenizer rejects a block not indented deeper than its header ("expected an indented
+//! block"), a line indented deeper without a header ("unexpected indent"), a dedent to a level
+//! no enclosing block has ("unindent does not match any outer indentation level"), and
+//! indentation whose meaning depends on the tab size (`TabError`).
+//!
+//! The rule reads the tokens tree-sitter already produced (the tree's leaves; strings are one
+//! token, comments are skipped), groups them into logical lines (brackets and `\` continue a
+//! line), and replays CPython's indentation stack over the first token of each logical line.
+//! A line is a block header when its last token is `:`. Each offending logical line counts as
+//! one error. This is not a second parser: it never looks past the first and last token of a
+//! line.
+
+use tree_sitter::{Node, Tree};
+
+use crate::lang::parse::Location;
+
+/// The first token of one logical line, and whether the line opens a block.
+struct Logical {
+    start: usize,
+    row: usize,
+    column: usize,
+    header: bool,
+}
+
+/// Indentation as CPython measures it: tabs to the next multiple of 8, and tabs as one column
+/// (the two must agree on every comparison, or the indentation is ambiguous).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Width {
+    col: usize,
+    alt: usize,
+}
+
+fn width(source: &[u8], line_start: usize, at: usize) -> Width {
+    let (mut col, mut alt) = (0, 0);
+    let skip = if line_start == 0 && source.starts_with(b"\xef\xbb\xbf") {
+        3
+    } else {
+        0
+    };
+    for &b in &source[line_start + skip.min(at)..at] {
+        match b {
+            b'\t' => {
+                col = (col / 8 + 1) * 8;
+                alt += 1;
+            }
+            0x0c => (col, alt) = (0, 0),
+            _ => {
+                col += 1;
+                alt += 1;
+            }
+        }
+    }
+    Width { col, alt }
+}
+
+/// Leaves of the tree in document order; strings count as one token, zero-width nodes
+/// (tree-sitter's indent and dedent markers, missing nodes) are skipped. A named node on one
+/// line without errors counts as one token too: its brackets pair up inside it, it holds no
+/// line break, and unless its last token is a header's `:` (an empty block on one line), its
+/// leaves cannot change a logical line's first or last token.
+fn leaves<'t>(tree: &'t Tree) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        let one_line = node.is_named()
+            && node.start_position().row == node.end_position().row
+            && !node.has_error()
+            && !ends_with_colon(node);
+        let atomic = node.child_count() == 0 || node.kind() == "string" || one_line;
+        if atomic && node.end_byte() > node.start_byte() {
+            out.push(node);
+        }
+        if !atomic && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    out
+}
+
+/// Whether the last token of `node` (zero-width ones skipped) is an anonymous `:`.
+fn ends_with_colon(node: Node<'_>) -> bool {
+    let mut current = node;
+    loop {
+        let count = current.child_count();
+        let last = (0..count)
+            .rev()
+            .filter_map(|i| current.child(i))
+            .find(|c| c.end_byte() > c.start_byte());
+        match last {
+            Some(child) => current = child,
+            None => return current.kind() == ":" && !current.is_named(),
+        }
+    }
+}
+
+fn logical_lines(tree: &Tree) -> Vec<Logical> {
+    let mut lines: Vec<Logical> = Vec::new();
+    let (mut depth, mut continued, mut last_row) = (0usize, false, None::<usize>);
+    for leaf in leaves(tree) {
+        match leaf.kind() {
+            "comment" => continue,
+            "line_continuation" => {
+                continued = true;
+                continue;
+            }
+            _ => {}
+        }
+        let row = leaf.start_position().row;
+        if depth == 0 && !continued && last_row.is_none_or(|r| row > r) {
+            lines.push(Logical {
+                start: leaf.start_byte(),
+                row,
+                column: leaf.start_position().column,
+                header: false,
+            });
+        }
+        match leaf.kind() {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if let Some(line) = lines.last_mut() {
+            line.header = leaf.kind() == ":" && !leaf.is_named();
+        }
+        continued = false;
+        last_row = Some(leaf.end_position().row);
+    }
+    lines
+}
+
+/// The indentation errors of a Python tree: how many, and where the first one is.
+pub fn python_errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
+    let mut stack = vec![Width { col: 0, alt: 0 }];
+    let (mut count, mut first) = (0, None);
+    let mut after_header = false;
+    for line in logical_lines(tree) {
+        let w = width(source, line.start - line.column, line.start);
+        if !line_ok(&mut stack, w, after_header) {
+            count += 1;
+            first.get_or_insert(Location {
+                line: line.row + 1,
+                column: line.column + 1,
+                byte: line.start,
+            });
+        }
+        after_header = line.header;
+    }
+    // A header on the last line: tree-sitter reports the missing block itself, if it parsed.
+    if after_header && !tree.root_node().has_error() {
+        count += 1;
+    }
+    (count, first)
+}
+
+/// Replays one line on the indentation stack; false when CPython would reject it.
+fn line_ok(stack: &mut Vec<Width>, w: Width, after_header: bool) -> bool {
+    let top = *stack.last().unwrap_or(&Width { col: 0, alt: 0 });
+    if w.col > top.col {
+        stack.push(w);
+        return after_header && w.alt > top.alt;
+    }
+    if after_header {
+        return false;
+    }
+    while stack.last().is_some_and(|t| w.col < t.col) {
+        stack.pop();
+    }
+    stack.last() == Some(&w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_errors;
+    use crate::lang::parse::parse;
+    use crate::lang::provider_for;
+
+    fn errors(source: &str) -> usize {
+        let provider = provider_for("x.py").expect("python");
+        let tree = parse(provider, source.as_bytes(), None).expect("parses");
+        python_errors(&tree, source.as_bytes()).0
+    }
+
+    const GOOD: &str = "class P:\n    def f(self, data):\n        result = []\n        for i in data:\n            if i:\n                result.append(i)\n        return result\n";
+
+    #[test]
+    fn valid_python_has_no_indentation_errors() {
+        assert_eq!(errors(GOOD), 0);
+        let brackets = "x = [\n  1,\n      2,\n]\ny = f(a,\n b)\nz = 1 + \\\n    2\ns = '''\n  a\nb'''\nif x: y = 1\nz = 2\n";
+        assert_eq!(errors(brackets), 0);
+        assert_eq!(errors("if x:\n    # c\n  # d\n    y = 1\n"), 0);
+        assert_eq!(errors("if x:\n\tpass\nelse:\n\tpass\n"), 0);
+    }
+
+    #[test]
+    fn each_class_cpython_rejects_is_counted() {
+        let dedent = GOOD.replace("        result = []", "      result = []");
+        assert_eq!(errors(&dedent), 1, "expected an indented block");
+        let unindent = GOOD.replace("        return result", "      return result");
+        assert_eq!(errors(&unindent), 1, "unindent does not match");
+        let unexpected = GOOD.replace("        return result", "          return result");
+        assert_eq!(errors(&unexpected), 1, "unexpected indent");
+        assert_eq!(errors("if x:\n        a = 1\n\tb = 2\n"), 1, "tab error");
+        assert_eq!(errors("if x:\ny = 1\n"), 1, "block not indented");
+        assert!(errors("def f():\n") >= 1, "header at the end");
+    }
+
+    #[test]
+    fn a_stray_ruby_end_is_an_error_and_a_method_named_end_is_not() {
+        let provider = provider_for("x.rb").expect("ruby");
+        let count = |src: &str| {
+            let tree = parse(provider, src.as_bytes(), None).expect("parses");
+            crate::lang::parse::syntax_errors(provider, &tree, src.as_bytes()).0
+        };
+        assert_eq!(count("module M\n  def a\n    1\n  end\nend\n"), 0);
+        assert_eq!(count("module M\n    1\n  end\nend\n"), 1);
+        assert_eq!(count("r = (1..2)\nr.end\nx&.then\n"), 0);
+    }
+}

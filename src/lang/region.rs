@@ -1,0 +1,431 @@
+//! Regions: the part of a file the syntax gate parses for an edit, so that its cost follows
+//! the edit, not the file.
+//!
+//! A region is a run of whole lines that parses on its own: a sequence of sibling statements
+//! or declarations. Candidates are found on the lines alone (no tree of the file is needed):
+//!
+//! - **Levels.** The edit's level is the smallest indentation of the lines it touches. At a
+//!   level above 0 the region lies inside a block: between its header (the nearest line above
+//!   with less indentation) and its closer (the nearest line below with less). Only statement
+//!   blocks qualify: in brace languages a header ending in `{` after `)`, `=>`, `else`, `try`,
+//!   `do` or `finally` (not a class, object, array or type body); in Python a header ending in
+//!   `:` that is not a `class`. Top level (level 0) is the whole file.
+//! - **Boundaries.** Inside a level, a region starts and ends at *sibling starts*: lines at
+//!   exactly that indentation that begin a statement (a word, a comment, a string, `$`, `@`,
+//!   `#`, `<`; not a closer, an operator or a continuation keyword such as `else`), whose
+//!   previous code line ends one (brace languages: `;`, `{` or `}`; Python: not `\`, `,` or an
+//!   open bracket, and not a decorator). The file's start and end are always boundaries.
+//! - **Widening.** Regions of 1, 4 and 32 siblings around the edit are tried at each level,
+//!   then the next level out; the caller takes the first region whose *original* bytes parse
+//!   without errors in isolation, or parses the whole file when none does.
+//!
+//! Isolation needs a little context: PHP regions get `<?php`, nested Python regions stand
+//! between `if True:` + `pass` and `pass` lines indented as they are. Languages without a
+//! block rule (JSON, YAML, TOML, Markdown, Ruby, Bash, ...) have no regions: their files are
+//! parsed whole (YAML aliases, Ruby's `end` and shell keywords reach across any line).
+
+use std::ops::Range;
+
+use crate::lang::Provider;
+
+/// One candidate region of the original bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub range: Range<usize>,
+    /// Parsed in front of the region's bytes.
+    pub prefix: String,
+    /// Parsed after them.
+    pub suffix: String,
+    /// Inside a block (not top level).
+    pub nested: bool,
+    /// The region ends at its block's closer, not before a sibling.
+    pub closed_end: bool,
+    /// Declarations read from the region are the file's, names and all: a top-level region
+    /// (of a PHP file, after its `namespace …;`, which the prefix repeats).
+    pub exact_declarations: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Brace,
+    Python,
+    Flat,
+}
+
+fn family(provider: &Provider) -> Family {
+    match provider.name {
+        "python" => Family::Python,
+        "javascript" | "typescript" | "tsx" | "php" | "rust" | "go" | "java" | "c" | "cpp"
+        | "csharp" => Family::Brace,
+        _ => Family::Flat,
+    }
+}
+
+/// How far the line scans may look from the edit before the whole file is parsed instead.
+const SCAN_LIMIT: usize = 4 << 20;
+/// Sibling counts tried at each level.
+const WIDTHS: [usize; 3] = [1, 4, 32];
+
+/// The candidate regions around `edit` (a byte range of `source`), innermost first, until
+/// `accept` takes one; `None` when none was accepted (the caller parses the whole file).
+pub fn first_window<T>(
+    provider: &Provider,
+    source: &[u8],
+    edit: Range<usize>,
+    mut accept: impl FnMut(&Window) -> Option<T>,
+) -> Option<T> {
+    let fam = family(provider);
+    if fam == Family::Flat {
+        return None;
+    }
+    let lines = Lines { src: source };
+    let first = lines.start_of(edit.start);
+    let last = lines.start_of(edit.end.saturating_sub(1).max(edit.start));
+    let mut level = lines.edit_level(first, last);
+    loop {
+        let bounds = lines.block(first, last, level)?;
+        if level == 0 || lines.header_ok(fam, bounds.header) {
+            let mut seen = None;
+            for width in WIDTHS {
+                let start = lines.siblings_up(fam, first, level, bounds.body.start, width);
+                let end = lines.siblings_down(fam, last, level, bounds.body.end, width)?;
+                if seen == Some((start, end)) {
+                    continue;
+                }
+                seen = Some((start, end));
+                let (prefix, suffix, exact) = context(provider, &lines, start, level > 0);
+                let window = Window {
+                    range: start..end,
+                    prefix,
+                    suffix,
+                    nested: level > 0,
+                    closed_end: end == bounds.body.end,
+                    exact_declarations: exact && level == 0,
+                };
+                if let Some(found) = accept(&window) {
+                    return Some(found);
+                }
+                if start == bounds.body.start && end == bounds.body.end {
+                    break;
+                }
+            }
+        }
+        if level == 0 {
+            return None;
+        }
+        level = lines.indent(bounds.header);
+    }
+}
+
+/// The bytes around a region that let it parse on its own. A nested Python region sits
+/// between two `pass` lines indented as its first line, so that a line of it indented
+/// differently from its siblings outside is an error in the region too.
+/// The third value: whether declarations read in the region keep their names (false after
+/// a braced PHP namespace, whose name the region cannot repeat).
+fn context(
+    provider: &Provider,
+    lines: &Lines<'_>,
+    start: usize,
+    nested: bool,
+) -> (String, String, bool) {
+    match provider.name {
+        "php" if start > 0 => match php_namespace(&lines.src[..start]) {
+            Some(line) if line.ends_with(';') => (format!("<?php\n{line}\n"), String::new(), true),
+            Some(_) => ("<?php\n".into(), String::new(), false),
+            None => ("<?php\n".into(), String::new(), true),
+        },
+        "python" if nested => {
+            let text = lines.text(start);
+            let indent = &text[..text.len() - text.trim_start_matches([' ', '\t']).len()];
+            let prefix = format!("if True:\n{indent}pass\n");
+            (prefix, format!("\n{indent}pass\n"), true)
+        }
+        _ => (String::new(), String::new(), true),
+    }
+}
+
+/// The last `namespace …` line of a PHP file's head, trimmed.
+fn php_namespace(head: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(head).ok()?;
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with("namespace ") && (l.ends_with(';') || l.ends_with('{')))
+        .map(str::to_owned)
+}
+
+/// The lines of a block at one level: its header line, and the lines between it and its closer.
+struct Block {
+    header: usize,
+    body: Range<usize>,
+}
+
+struct Lines<'a> {
+    src: &'a [u8],
+}
+
+const CONTINUATIONS: &[&str] = &[
+    "else", "elif", "except", "finally", "catch", "case", "default",
+];
+
+/// Whether the last code line of a region's new text ends a statement, so that the sibling
+/// after the region still starts one (an edit may leave a `\\` or an open bracket there).
+pub fn ends_statement(provider: &Provider, text: &[u8]) -> bool {
+    let fam = family(provider);
+    let text = std::str::from_utf8(text).unwrap_or_default();
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty() && !comment(fam, l));
+    let Some(code) = last.map(|l| code_of(fam, l)) else {
+        return true;
+    };
+    match fam {
+        Family::Brace => code.ends_with([';', '{', '}']),
+        Family::Python => !code.starts_with('@') && !code.ends_with(['\\', ',', '(', '[', '{']),
+        Family::Flat => true,
+    }
+}
+
+impl Lines<'_> {
+    /// Whether a block header opens a block of statements (a `{` alone on its line is judged
+    /// by the line before: a signature or a condition, not a type).
+    fn header_ok(&self, fam: Family, header: usize) -> bool {
+        let code = code_of(fam, self.text(header));
+        match fam {
+            Family::Python => code.ends_with(':') && !code.starts_with("class "),
+            Family::Brace if code == "{" => self.prev(header).is_some_and(|p| {
+                let above = self.text(p);
+                let typed = [
+                    "class ",
+                    "interface ",
+                    "trait ",
+                    "enum ",
+                    "struct ",
+                    "namespace ",
+                ];
+                above.contains('(') && !typed.iter().any(|t| above.contains(t))
+            }),
+            Family::Brace => {
+                let Some(head) = code.strip_suffix('{').map(str::trim_end) else {
+                    return false;
+                };
+                head.ends_with(')')
+                    || head.ends_with("=>")
+                    || ["else", "try", "do", "finally"]
+                        .iter()
+                        .any(|w| head == *w || head.ends_with(&format!("}} {w}")))
+            }
+            Family::Flat => false,
+        }
+    }
+
+    fn start_of(&self, at: usize) -> usize {
+        let at = at.min(self.src.len());
+        self.src[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+    }
+
+    /// Start of the next line (or the end of the file).
+    fn next(&self, line: usize) -> usize {
+        self.src[line..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(self.src.len(), |i| line + i + 1)
+    }
+
+    fn prev(&self, line: usize) -> Option<usize> {
+        (line > 0).then(|| self.start_of(line - 1))
+    }
+
+    fn text(&self, line: usize) -> &str {
+        let end = self.next(line);
+        std::str::from_utf8(&self.src[line..end]).unwrap_or_default()
+    }
+
+    fn blank(&self, line: usize) -> bool {
+        self.text(line).trim().is_empty()
+    }
+
+    fn indent(&self, line: usize) -> usize {
+        let text = self.text(line);
+        text.len() - text.trim_start_matches([' ', '\t']).len()
+    }
+
+    /// The smallest indentation of the non-blank lines from `first` to `last`; the next
+    /// non-blank line's when all are blank.
+    fn edit_level(&self, first: usize, last: usize) -> usize {
+        let mut line = first;
+        let mut level = None::<usize>;
+        while line <= last && line < self.src.len() {
+            if !self.blank(line) {
+                level = Some(level.map_or(self.indent(line), |l| l.min(self.indent(line))));
+            }
+            line = self.next(line);
+        }
+        if let Some(level) = level {
+            return level;
+        }
+        while line < self.src.len() && self.blank(line) {
+            line = self.next(line);
+        }
+        if line < self.src.len() {
+            self.indent(line)
+        } else {
+            0
+        }
+    }
+
+    /// The block around lines `first..=last` at `level`: `None` when a scan goes too far.
+    fn block(&self, first: usize, last: usize, level: usize) -> Option<Block> {
+        if level == 0 {
+            return Some(Block {
+                header: 0,
+                body: 0..self.src.len(),
+            });
+        }
+        let shallower = |l: usize| !self.blank(l) && self.indent(l) < level;
+        let mut header = self.prev(first);
+        while let Some(h) = header.filter(|&h| !shallower(h)) {
+            if first - h > SCAN_LIMIT {
+                return None;
+            }
+            header = self.prev(h);
+        }
+        let header = header?;
+        let mut closer = self.next(last);
+        while closer < self.src.len() && !shallower(closer) {
+            if closer - last > SCAN_LIMIT {
+                return None;
+            }
+            closer = self.next(closer);
+        }
+        Some(Block {
+            header,
+            body: self.next(header)..closer,
+        })
+    }
+
+    /// Whether `line` begins a sibling at `level`.
+    fn starts(&self, fam: Family, line: usize, level: usize) -> bool {
+        if self.blank(line) || self.indent(line) != level {
+            return false;
+        }
+        let code = self.text(line).trim();
+        let first_ok = code
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || "_$@#/\"'<".contains(c));
+        let word: String = code
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        first_ok && !CONTINUATIONS.contains(&word.as_str()) && self.after_statement(fam, line)
+    }
+
+    /// Whether the code line before `line` ends a statement (comments and blanks skipped).
+    fn after_statement(&self, fam: Family, line: usize) -> bool {
+        let mut prev = self.prev(line);
+        while let Some(p) = prev.filter(|&p| self.blank(p) || comment(fam, self.text(p))) {
+            prev = self.prev(p);
+        }
+        let Some(p) = prev else { return true };
+        let code = code_of(fam, self.text(p));
+        match fam {
+            Family::Brace => code.ends_with([';', '{', '}']),
+            Family::Python => !code.starts_with('@') && !code.ends_with(['\\', ',', '(', '[', '{']),
+            Family::Flat => true,
+        }
+    }
+
+    /// The start of the `width`-th sibling at or above `first`, not before `floor`.
+    fn siblings_up(
+        &self,
+        fam: Family,
+        first: usize,
+        level: usize,
+        floor: usize,
+        width: usize,
+    ) -> usize {
+        let (mut line, mut found) = (first, 0);
+        loop {
+            if self.starts(fam, line, level) {
+                found += 1;
+                if found == width {
+                    return line;
+                }
+            }
+            match self
+                .prev(line)
+                .filter(|&p| p >= floor && first - p <= SCAN_LIMIT)
+            {
+                Some(p) => line = p,
+                None => return floor,
+            }
+        }
+    }
+
+    /// The start of the `width`-th sibling after `last`, or `ceiling`.
+    fn siblings_down(
+        &self,
+        fam: Family,
+        last: usize,
+        level: usize,
+        ceiling: usize,
+        width: usize,
+    ) -> Option<usize> {
+        let (mut line, mut found) = (self.next(last), 0);
+        while line < ceiling {
+            if line - last > SCAN_LIMIT {
+                return None;
+            }
+            if self.starts(fam, line, level) {
+                found += 1;
+                if found == width {
+                    return Some(line);
+                }
+            }
+            line = self.next(line);
+        }
+        Some(ceiling)
+    }
+}
+
+/// A line without its trailing comment (`// …`, `/* … */`, Python's `# …`), trimmed; a
+/// comment marker inside a string literal is not one (quotes are counted, roughly).
+fn code_of(fam: Family, line: &str) -> &str {
+    let mut code = line.trim();
+    if fam == Family::Brace
+        && code.ends_with("*/")
+        && let Some(open) = code.rfind("/*")
+    {
+        code = code[..open].trim_end();
+    }
+    let marker = if fam == Family::Python { "#" } else { "//" };
+    let mut from = 0;
+    while let Some(i) = code[from..].find(marker) {
+        let at = from + i;
+        let quotes = code[..at]
+            .chars()
+            .filter(|c| matches!(c, '"' | '\'' | '`'))
+            .count();
+        if quotes % 2 == 0 {
+            return code[..at].trim_end();
+        }
+        from = at + marker.len();
+    }
+    code
+}
+
+fn comment(fam: Family, line: &str) -> bool {
+    let t = line.trim_start();
+    match fam {
+        Family::Python => t.starts_with('#'),
+        _ => t.starts_with("//") || t.starts_with("/*") || t.starts_with('*'),
+    }
+}
+
+#[cfg(test)]
+mod tests;

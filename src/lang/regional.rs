@@ -1,0 +1,280 @@
+//! The gate's regional check: a text edit of a file that has not been parsed yet is checked on
+//! the regions around its edits (`lang::region`) instead of the whole file.
+//!
+//! Rule: each cluster of nearby edits gets the innermost region whose original bytes parse
+//! without errors on their own; the region's new bytes (same boundaries, the edits applied)
+//! must parse without errors too. Outside the regions both versions are byte for byte the
+//! same, and every region starts and ends between siblings, so the edit cannot have added an
+//! error. When no region parses cleanly, when two regions overlap, or when a new region has
+//! errors, the caller decides on the whole file (a refusal is always confirmed on the whole
+//! file, so a region can never refuse what the compiler accepts).
+
+use std::ops::Range;
+
+use tree_sitter::Tree;
+
+use crate::error::Result;
+use crate::lang::Provider;
+use crate::lang::gate::Declarations;
+use crate::lang::outline::{Item, outline_near};
+use crate::lang::parse::{parse, retire, syntax_errors};
+use crate::lang::region::{Window, first_window};
+use crate::lang::symbols::{self, Declaration, Lang};
+
+/// Edits closer than this share a region search.
+const CLUSTER_GAP: usize = 4096;
+
+/// What the regions showed: both versions clean there.
+pub struct Clean {
+    pub items_before: Vec<Item>,
+    pub items_after: Vec<Item>,
+    /// `None` when a nested region holds public declarations, whose names it cannot know
+    /// (the API guard then reads the file).
+    pub declarations: Option<Declarations>,
+    pub parsed_bytes: usize,
+}
+
+/// One parsed region of one version.
+struct Parsed {
+    tree: Tree,
+    bytes: Vec<u8>,
+    /// Where the region's own bytes start in `bytes` (after the prefix).
+    offset: usize,
+}
+
+impl Parsed {
+    fn new(provider: &'static Provider, window: &Window, text: &[u8]) -> Result<(Self, usize)> {
+        let mut bytes = Vec::with_capacity(window.prefix.len() + text.len() + window.suffix.len());
+        bytes.extend_from_slice(window.prefix.as_bytes());
+        bytes.extend_from_slice(text);
+        bytes.extend_from_slice(window.suffix.as_bytes());
+        let tree = parse(provider, &bytes, None)?;
+        let errors = syntax_errors(provider, &tree, &bytes).0;
+        let offset = window.prefix.len();
+        Ok((
+            Self {
+                tree,
+                bytes,
+                offset,
+            },
+            errors,
+        ))
+    }
+
+    /// `ranges` of the file, in this region's coordinates (`base`: the region's file offset).
+    fn local(&self, ranges: &[Range<usize>], base: usize) -> Vec<Range<usize>> {
+        ranges
+            .iter()
+            .map(|r| r.start - base + self.offset..r.end - base + self.offset)
+            .collect()
+    }
+}
+
+/// The clusters of `ranges` (old and new ranges, ascending), as index ranges.
+fn clusters(ranges: &[(Range<usize>, Range<usize>)]) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for (i, (old, _)) in ranges.iter().enumerate() {
+        match out.last_mut() {
+            Some(c) if old.start <= ranges[c.end - 1].0.end + CLUSTER_GAP => c.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
+}
+
+/// Where `at` (a region boundary of the original) lies in the result: shifted by the edits
+/// that begin before it, and by all of the region's own (`own`: an insertion at the end of
+/// the file begins at the region's end but belongs to it).
+fn shifted(at: usize, ranges: &[(Range<usize>, Range<usize>)], own: &Range<usize>) -> usize {
+    let mut delta: isize = 0;
+    for (i, (old, new)) in ranges.iter().enumerate() {
+        if old.start < at || own.contains(&i) {
+            delta += new.len() as isize - old.len() as isize;
+        }
+    }
+    at.saturating_add_signed(delta)
+}
+
+/// Checks every cluster of edits on its region; `None` when the whole file must decide.
+pub fn check(
+    provider: &'static Provider,
+    before: &[u8],
+    after: &[u8],
+    ranges: &[(Range<usize>, Range<usize>)],
+) -> Result<Option<Clean>> {
+    let mut clean = Clean {
+        items_before: Vec::new(),
+        items_after: Vec::new(),
+        declarations: Lang::of(provider).map(|_| Declarations {
+            before: Some(Vec::new()),
+            after: Vec::new(),
+            after_clean: true,
+        }),
+        parsed_bytes: 0,
+    };
+    let mut covered = 0;
+    for cluster in clusters(ranges) {
+        let edits = &ranges[cluster.clone()];
+        let span = edits[0].0.start..edits[edits.len() - 1].0.end;
+        let mut failure = None;
+        let found = first_window(provider, before, span, |w| {
+            match try_window(provider, w, (before, after), ranges, &cluster) {
+                Ok(Some(pair)) => Some(Ok((w.clone(), pair))),
+                Ok(None) => None,
+                Err(e) => {
+                    failure = Some(e);
+                    Some(Err(()))
+                }
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let Some(Ok((window, (old, new)))) = found else {
+            return Ok(None);
+        };
+        let (Some(old), Some(new)) = (old, new) else {
+            return Ok(None);
+        };
+        if window.range.start < covered {
+            return Ok(None);
+        }
+        covered = window.range.end;
+        let new_start = shifted(window.range.start, ranges, &(0..0));
+        record(provider, &mut clean, &window, (old, new), edits, new_start);
+    }
+    Ok(Some(clean))
+}
+
+/// Whether every non-blank line of a Python region's new text begins with the indentation
+/// of the region's first original line, and one of them is code (not a comment).
+fn stays_inside(old: &[u8], new: &[u8]) -> bool {
+    let indent_of = |line: &[u8]| line.len() - line.trim_ascii_start().len();
+    let first = old.split(|&b| b == b'\n').next().unwrap_or_default();
+    let indent = &first[..indent_of(first)];
+    let mut code = false;
+    for line in new.split(|&b| b == b'\n') {
+        let t = line.trim_ascii_start();
+        if t.is_empty() {
+            continue;
+        }
+        if !line.starts_with(indent) {
+            return false;
+        }
+        code |= t[0] != b'#';
+    }
+    code
+}
+
+type Pair = (Option<Parsed>, Option<Parsed>);
+
+/// Parses a window's original bytes: `None` (try a wider one) when they have errors;
+/// otherwise the new bytes too, `(Some, None)` when those have errors.
+fn try_window(
+    provider: &'static Provider,
+    w: &Window,
+    (before, after): (&[u8], &[u8]),
+    ranges: &[(Range<usize>, Range<usize>)],
+    own: &Range<usize>,
+) -> Result<Option<Pair>> {
+    let (old, errors) = Parsed::new(provider, w, &before[w.range.clone()])?;
+    if errors > 0 {
+        retire(old.tree);
+        return Ok(None);
+    }
+    let new_range = shifted(w.range.start, ranges, &(0..0))..shifted(w.range.end, ranges, own);
+    let open_end = (w.range.end < before.len() && !w.closed_end) || provider.name == "python";
+    let text = &after[new_range];
+    if open_end && !crate::lang::region::ends_statement(provider, text) {
+        retire(old.tree);
+        return Ok(None);
+    }
+    // A nested Python region stands between `pass` lines of its own indentation: it proves
+    // something only while all its lines keep that indentation, and some code between them
+    // (else the block may have been left empty). Otherwise a wider region decides.
+    if w.nested && provider.name == "python" && !stays_inside(&before[w.range.clone()], text) {
+        retire(old.tree);
+        return Ok(None);
+    }
+    let (new, errors) = Parsed::new(provider, w, text)?;
+    if errors > 0 {
+        retire(new.tree);
+        return Ok(Some((Some(old), None)));
+    }
+    Ok(Some((Some(old), Some(new))))
+}
+
+fn record(
+    provider: &'static Provider,
+    clean: &mut Clean,
+    window: &Window,
+    (old, new): (Parsed, Parsed),
+    edits: &[(Range<usize>, Range<usize>)],
+    new_base: usize,
+) {
+    let olds: Vec<Range<usize>> = edits.iter().map(|(o, _)| o.clone()).collect();
+    let news: Vec<Range<usize>> = edits.iter().map(|(_, n)| n.clone()).collect();
+    let (old_local, new_local) = (
+        old.local(&olds, window.range.start),
+        new.local(&news, new_base),
+    );
+    clean
+        .items_before
+        .extend(outline_near(provider, &old.tree, &old.bytes, &old_local));
+    clean
+        .items_after
+        .extend(outline_near(provider, &new.tree, &new.bytes, &new_local));
+    clean.parsed_bytes += old.bytes.len() + new.bytes.len();
+    let read = |p: &Parsed| -> Vec<Declaration> {
+        symbols::declarations(provider, &p.tree, &p.bytes).unwrap_or_default()
+    };
+    if let Some(d) = clean.declarations.as_mut() {
+        let (b, a) = (read(&old), read(&new));
+        if !window.exact_declarations && b.iter().chain(&a).any(|d| !d.private) {
+            clean.declarations = None;
+        } else {
+            d.before.get_or_insert_with(Vec::new).extend(b);
+            d.after.extend(a);
+        }
+    }
+    retire(old.tree);
+    retire(new.tree);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+    use crate::lang::provider_for;
+
+    /// The regional verdict of replacing `old` by `new` in `source`: clean (`true`), or
+    /// left to the whole file (`false`).
+    fn clean(path: &str, source: &str, at: usize, old: usize, new: &str) -> bool {
+        let provider = provider_for(path).expect("provider");
+        let after = format!("{}{new}{}", &source[..at], &source[at + old..]);
+        let ranges = [(at..at + old, at..at + new.len())];
+        check(provider, source.as_bytes(), after.as_bytes(), &ranges)
+            .expect("parses")
+            .is_some()
+    }
+
+    #[test]
+    fn an_insertion_at_the_end_of_the_file_is_in_its_region() {
+        let py = "def g():\n    return 2\n";
+        assert!(!clean("b.py", py, py.len(), 0, "def (:\n"));
+        assert!(clean("b.py", py, py.len(), 0, "def h():\n    pass\n"));
+    }
+
+    #[test]
+    fn regions_see_what_breaks_them_and_defer_the_rest() {
+        let js = "function a() {\n  const x = 1;\n  return x;\n}\n";
+        let at = js.find("const").expect("const");
+        assert!(clean("a.js", js, at, 5, "let"));
+        assert!(!clean("a.js", js, at, 5, "let ("));
+        let py = "def f():\n    x = 1\n    return x\n";
+        let at = py.find("    x").expect("x");
+        assert!(
+            !clean("a.py", py, at, 4, "  "),
+            "a dedent the region alone accepts"
+        );
+    }
+}
