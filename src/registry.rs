@@ -87,6 +87,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: "a shell completion script",
         usage: "git identedit completions bash|zsh|fish",
     },
+    CommandSpec {
+        name: "mcp",
+        summary: "serve read, edit, patch, apply, config_set, verify, undo, log and show as Model Context Protocol tools over stdio",
+        usage: "git identedit mcp [--repo PATH]",
+    },
 ];
 
 /// Input dialects `apply` understands.

@@ -16,6 +16,7 @@ mod hooks;
 mod languages;
 mod ledger;
 mod ledger_text;
+mod mcp;
 mod output;
 mod precommit_framework;
 mod public_shapes;
