@@ -88,7 +88,7 @@ enum Effect {
 }
 
 /// A tool call as a command line, with the files it may write (checked against the reads).
-pub struct Call {
+struct Call {
     argv: Vec<String>,
     input: Option<Vec<u8>>,
     touches: Vec<PathSpec>,
@@ -265,7 +265,7 @@ fn clap_usage(error: &clap::Error) -> Error {
 
 /// The result of a command: its JSON document, and its text rendering for clients that show
 /// text. Anything the CLI would exit non-zero with is `isError`.
-pub fn answer(
+fn answer(
     command: &str,
     result: Result<report::Report>,
     recovered: &[crate::txn::journal::Recovered],

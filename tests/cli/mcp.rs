@@ -293,6 +293,10 @@ fn an_edit_of_a_file_changed_since_the_read_is_refused_stale_read() {
     assert!(error, "{doc}");
     assert_eq!(doc["error"]["code"], "stale_read", "{doc}");
     assert_eq!(doc["error"]["next_action"], "read_the_file_again", "{doc}");
+    let blocks = "a.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n";
+    let (error, doc) = session.call(30, "apply", json!({"input": blocks}));
+    assert!(error, "{doc}");
+    assert_eq!(doc["error"]["code"], "stale_read", "{doc}");
     assert_eq!(
         std::fs::read(repo.path().join("a.txt")).expect("a.txt"),
         b"one\n2\nthree\n"
@@ -305,6 +309,52 @@ fn an_edit_of_a_file_changed_since_the_read_is_refused_stale_read() {
         std::fs::read(repo.path().join("a.txt")).expect("a.txt"),
         b"1\n2\nthree\n"
     );
+    drop(session.stdin);
+    assert!(session.child.wait().expect("exit").success());
+}
+
+#[test]
+fn an_mcp_session_and_cli_commands_writing_at_once_lose_nothing() {
+    let repo = Repo::new();
+    let rounds = 8;
+    let numbers =
+        |prefix: &str| -> String { (0..rounds).map(|i| format!("{prefix}{i}\n")).collect() };
+    repo.write("mcp.txt", numbers("m"));
+    repo.write("cli.txt", numbers("c"));
+    let mut session = Session::start(&repo);
+    let cli = std::thread::scope(|scope| {
+        let cli = scope.spawn(|| {
+            (0..rounds)
+                .map(|i| {
+                    let find = format!("--find=c{i}\n");
+                    let replace = format!("--replace=C{i}\n");
+                    repo.run(&["edit", "cli.txt", &find, &replace])
+                        .status
+                        .success()
+                })
+                .collect::<Vec<bool>>()
+        });
+        for i in 0..rounds {
+            let edit = json!({"file": "mcp.txt", "find": format!("m{i}\n"),
+                              "replace": format!("M{i}\n")});
+            let (error, doc) = session.call(i + 1, "edit", edit);
+            assert!(!error, "{doc}");
+        }
+        cli.join().expect("cli thread")
+    });
+    assert!(cli.iter().all(|ok| *ok), "{cli:?}");
+    assert_eq!(
+        std::fs::read_to_string(repo.path().join("mcp.txt")).expect("mcp.txt"),
+        numbers("M")
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.path().join("cli.txt")).expect("cli.txt"),
+        numbers("C")
+    );
+    let (error, doc) = session.call(100, "log", json!({"max_count": 100}));
+    assert!(!error, "{doc}");
+    let receipts = doc["receipts"].as_array().expect("receipts");
+    assert_eq!(receipts.len(), 2 * rounds as usize, "{doc}");
     drop(session.stdin);
     assert!(session.child.wait().expect("exit").success());
 }
