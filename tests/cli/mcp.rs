@@ -2,6 +2,8 @@
 //! session through the official Python SDK (`tests/mcp_client.py`). The latter is skipped, with
 //! the reason printed, when `python3 -c 'import mcp'` fails, unless `IDENTEDIT_REQUIRE_MCP` is
 //! set (as `.ci/run` does after installing the SDK; `IDENTEDIT_MCP_PYTHON` names its python).
+//! A shorter session through the official TypeScript SDK (`tests/mcp_client.cjs`) is skipped
+//! likewise when node cannot load it (`IDENTEDIT_REQUIRE_MCP_TS`).
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -357,4 +359,40 @@ fn an_mcp_session_and_cli_commands_writing_at_once_lose_nothing() {
     assert_eq!(receipts.len(), 2 * rounds as usize, "{doc}");
     drop(session.stdin);
     assert!(session.child.wait().expect("exit").success());
+}
+
+#[test]
+fn the_official_typescript_client_applies_and_is_refused() {
+    let loads = Command::new("node")
+        .args(["-e", "require('@modelcontextprotocol/sdk/client/index.js')"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !loads {
+        assert!(
+            std::env::var_os("IDENTEDIT_REQUIRE_MCP_TS").is_none(),
+            "IDENTEDIT_REQUIRE_MCP_TS is set but node cannot load @modelcontextprotocol/sdk"
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED the_official_typescript_client_applies_and_is_refused: node or the MCP \
+             TypeScript SDK is missing (npm install @modelcontextprotocol/sdk, then NODE_PATH \
+             to its node_modules); .ci/run installs it when node is present"
+        );
+        return;
+    }
+    let repo = Repo::new();
+    repo.write("a.txt", "one\ntwo\n");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.cjs");
+    let out = Command::new("node")
+        .arg(script)
+        .arg(BIN)
+        .arg(repo.path())
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
