@@ -396,3 +396,66 @@ fn the_official_typescript_client_applies_and_is_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn patch_config_set_show_and_the_receipt_resource_go_through_the_cli_paths() {
+    let repo = Repo::new();
+    repo.write("a.txt", "one\ntwo\n");
+    repo.write("c.json", "{\n  \"name\": \"x\",\n  \"port\": 80\n}\n");
+    let mut session = Session::start(&repo);
+    let patch = json!({"file": "a.txt", "at": "file-end", "operation": "insert",
+                       "text": "three\n"});
+    let (error, doc) = session.call(1, "patch", patch);
+    assert!(!error, "{doc}");
+    let patch = json!({"file": "a.txt", "find": "two", "operation": "replace", "text": "2"});
+    let (error, doc) = session.call(11, "patch", patch);
+    assert!(!error, "{doc}");
+    assert_eq!(
+        std::fs::read(repo.path().join("a.txt")).expect("a.txt"),
+        b"one\n2\nthree\n"
+    );
+    let set = json!({"file": "c.json", "path": "port", "value": 8080});
+    let (error, doc) = session.call(2, "config_set", set);
+    assert!(!error, "{doc}");
+    assert_eq!(
+        std::fs::read(repo.path().join("c.json")).expect("c.json"),
+        b"{\n  \"name\": \"x\",\n  \"port\": 8080\n}\n"
+    );
+    let unset = json!({"file": "c.json", "path": "port", "action": "append"});
+    let (error, doc) = session.call(3, "config_set", unset);
+    assert!(error, "{doc}");
+    assert_eq!(doc["error"]["code"], "usage", "{doc}");
+    let (error, doc) = session.call(4, "show", json!({}));
+    assert!(!error, "{doc}");
+    let commit = doc["receipt"]["commit"]
+        .as_str()
+        .or_else(|| doc["commit"].as_str())
+        .unwrap_or_else(|| panic!("a commit in {doc}"))
+        .to_owned();
+    session.send(&request(5, "resources/list", json!({})));
+    let listed = session.receive();
+    let uris: Vec<&str> = listed["result"]["resources"]
+        .as_array()
+        .expect("resources")
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    let uri = format!("identedit://receipt/{commit}");
+    assert!(uris.contains(&uri.as_str()), "{listed}");
+    assert_eq!(uris.len(), 4, "instructions and three receipts: {listed}");
+    session.send(&request(6, "resources/read", json!({"uri": uri})));
+    let read = session.receive();
+    let text = read["result"]["contents"][0]["text"]
+        .as_str()
+        .expect("text");
+    let shown: Value = serde_json::from_str(text).expect("the show document");
+    assert_eq!(shown["ok"], true, "{shown}");
+    session.send(&request(
+        7,
+        "resources/read",
+        json!({"uri": "identedit://nothing"}),
+    ));
+    assert!(session.receive()["error"]["code"].is_i64());
+    drop(session.stdin);
+    assert!(session.child.wait().expect("exit").success());
+}
