@@ -43,6 +43,7 @@ pub enum Code {
     NeedsChangeset,
     ConfigUnsupported,
     ApiChangeRefused,
+    StaleRead,
 }
 
 /// Everything documented about one code, kept in one place.
@@ -328,6 +329,13 @@ pub const CODES: &[CodeInfo] = &[
         EXIT_REFUSED,
         "an edit would remove or change a public declaration (`api_changes`); acknowledge with `allow_signature_change`",
     ),
+    info(
+        Code::StaleRead,
+        "stale_read",
+        "read_the_file_again",
+        EXIT_REFUSED,
+        "`mcp`: the file changed on disk since this session last read it",
+    ),
 ];
 
 impl Code {
@@ -554,6 +562,7 @@ mod tests {
             Code::NeedsChangeset,
             Code::ConfigUnsupported,
             Code::ApiChangeRefused,
+            Code::StaleRead,
             Code::NothingToUndo,
             Code::IndexMismatch,
         ];

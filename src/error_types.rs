@@ -31,7 +31,9 @@ impl Code {
             | InvalidRequest | ChangesetTampered | NeedsChangeset | ConfigUnsupported
             | ApiChangeRefused | NotARepository | BareRepository | NothingToUndo | HookRefused
             | HookConflict => "invalid_request",
-            EvidenceChanged | PreconditionFailed | Drifted | IndexMismatch => "precondition_failed",
+            EvidenceChanged | PreconditionFailed | Drifted | IndexMismatch | StaleRead => {
+                "precondition_failed"
+            }
             TargetMissing | AnchorMissing | ReceiptNotFound => "target_missing",
             AmbiguousTarget | AnchorAmbiguous => "ambiguous_target",
             ParseFailure => "parse_failure",

@@ -13,6 +13,7 @@ pub mod formats;
 pub mod git;
 pub mod hook;
 pub mod lang;
+pub mod mcp;
 pub mod plan;
 pub mod receipt;
 pub mod registry;

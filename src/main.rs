@@ -12,6 +12,9 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(output::clap_error(error)),
     };
+    if let cli::Command::Mcp(args) = &cli.command {
+        return git_identedit::mcp::main(args);
+    }
     let format = output::resolve_format(&cli);
     git_identedit::lang::parse::defer_frees_to_exit();
     git_identedit::alloc::use_mimalloc_for_parsers();

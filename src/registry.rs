@@ -92,6 +92,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: "show and settle interrupted transactions: rolled back, rolled forward when every file already holds its post-image, unreadable journals quarantined",
         usage: "git identedit recover [--dry-run]",
     },
+    CommandSpec {
+        name: "mcp",
+        summary: "serve read, edit, patch, apply, config_set, verify, undo, log and show as Model Context Protocol tools over stdio",
+        usage: "git identedit mcp [--repo PATH]",
+    },
 ];
 
 /// Input dialects `apply` understands.

@@ -40,17 +40,23 @@ pub struct ApplyArgs {
     pub json: bool,
 }
 
-/// Applies the input.
-pub fn run(ws: &Workspace, args: &ApplyArgs) -> Result<(Report, Vec<Recovered>)> {
-    let input = match args.input.as_deref() {
-        Some(path) => read_input(ws, path)?,
-        None if args.json => read_input(ws, "-")?,
-        None if std::io::stdin().is_terminal() => {
+/// Applies the input: `given` bytes (the `mcp` tool's text argument), else the file or stdin
+/// named on the command line.
+pub fn run(
+    ws: &Workspace,
+    args: &ApplyArgs,
+    given: Option<Vec<u8>>,
+) -> Result<(Report, Vec<Recovered>)> {
+    let input = match (given, args.input.as_deref()) {
+        (Some(bytes), _) => bytes,
+        (None, Some(path)) => read_input(ws, path)?,
+        (None, None) if args.json => read_input(ws, "-")?,
+        (None, None) if std::io::stdin().is_terminal() => {
             return Err(super::usage_error(
                 "give a plan file, or `-` and the plan on stdin",
             ));
         }
-        None => read_input(ws, "-")?,
+        (None, None) => read_input(ws, "-")?,
     };
     if args.dialect.is_none()
         && let Some(routed) = super::pipeline::route(ws, &input, args)

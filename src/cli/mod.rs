@@ -111,6 +111,10 @@ pub enum Command {
     /// Show and settle interrupted transactions (rolled back, rolled forward when finished,
     /// unreadable journals quarantined); `--dry-run` only shows them.
     Recover(recover::RecoverArgs),
+    /// Serve these commands as tools over the Model Context Protocol (stdio)
+    ///
+    /// Rooted at the current directory, or `--repo PATH`; exits when stdin closes.
+    Mcp(crate::mcp::McpArgs),
 }
 
 impl Command {
@@ -131,6 +135,7 @@ impl Command {
             Command::Man(_) => "man",
             Command::Completions(_) => "completions",
             Command::Recover(_) => "recover",
+            Command::Mcp(_) => "mcp",
         }
     }
 
@@ -167,6 +172,15 @@ impl Command {
 
 /// Runs a parsed command: recovers interrupted transactions first, then dispatches.
 pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered>) {
+    run_with_input(cli, format, None)
+}
+
+/// [`run`], with `apply`'s input given as bytes instead of a file or stdin (the `mcp` tools).
+pub fn run_with_input(
+    cli: &Cli,
+    format: Format,
+    input: Option<Vec<u8>>,
+) -> (Result<Report>, Vec<journal::Recovered>) {
     // Pages and scripts need no workspace (they also answer in a bare repository).
     match &cli.command {
         Command::Man(args) => return (help::man(args).map(|(r, _)| r), Vec::new()),
@@ -190,7 +204,7 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         )),
         Command::Patch(args) => patch::run(&ws, args),
         Command::Read(args) => read::run(&ws, args, format == Format::Json),
-        Command::Apply(args) => apply::run(&ws, args),
+        Command::Apply(args) => apply::run(&ws, args, input),
         Command::Verify(args) => verify::run(&ws, args).map(|r| (r, Vec::new())),
         Command::Undo(args) => undo::run(&ws, args),
         Command::Log(args) => log::run(&ws, args).map(|r| (r, Vec::new())),
@@ -202,6 +216,7 @@ pub fn run(cli: &Cli, format: Format) -> (Result<Report>, Vec<journal::Recovered
         Command::Man(args) => help::man(args),
         Command::Completions(args) => Ok(help::completions(args)),
         Command::Recover(args) => recover::run(&ws, args),
+        Command::Mcp(_) => Err(usage_error("`mcp` is served from the command line only")),
     };
     let result = result.map(|(mut report, more)| {
         recovered.extend(more);
@@ -224,9 +239,22 @@ pub(crate) fn bundle_label(label: Option<&str>, bundle: Option<&str>) -> Option<
     label.map(str::to_owned).or(from_bundle)
 }
 
+thread_local! {
+    /// The command line of the call being served by `mcp` (its tool call as CLI arguments),
+    /// recorded instead of the server's own.
+    static SERVED_COMMAND_LINE: std::cell::RefCell<Option<Vec<String>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Sets (or clears) the command line [`command_line`] records on this thread.
+pub fn serve_command_line(args: Option<Vec<String>>) {
+    SERVED_COMMAND_LINE.with(|cell| *cell.borrow_mut() = args);
+}
+
 /// The command line as JSON: the recorded input of commands that take their plan as flags.
 pub(crate) fn command_line() -> Vec<u8> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let served = SERVED_COMMAND_LINE.with(|cell| cell.borrow().clone());
+    let args: Vec<String> = served.unwrap_or_else(|| std::env::args().skip(1).collect());
     serde_json::to_vec(&args).unwrap_or_default()
 }
 

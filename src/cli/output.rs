@@ -80,14 +80,7 @@ pub fn emit(command: &str, format: Format, result: Result<Report>, recovered: &[
     let (recovered_json, recovered_text) = report::recovered(recovered);
     match format {
         Format::Json => {
-            let document = match result {
-                Ok(report) if report.raw => Value::Object(report.json),
-                Ok(report) => envelope(command, true, report.json, &recovered_json),
-                Err(error) => {
-                    let body = Map::from_iter([("error".to_owned(), report::error_json(&error))]);
-                    envelope(command, false, body, &recovered_json)
-                }
-            };
+            let document = document(command, result, &recovered_json);
             let mut bytes = serde_json::to_vec(&document).unwrap_or_default();
             bytes.push(b'\n');
             write_ignoring_pipe(std::io::stdout().lock(), &bytes);
@@ -111,6 +104,18 @@ pub fn emit(command: &str, format: Format, result: Result<Report>, recovered: &[
         }
     }
     code
+}
+
+/// The one JSON document of a result (as `--format json` prints it; the `mcp` tools' result).
+pub fn document(command: &str, result: Result<Report>, recovered: &Value) -> Value {
+    match result {
+        Ok(report) if report.raw => Value::Object(report.json),
+        Ok(report) => envelope(command, true, report.json, recovered),
+        Err(error) => {
+            let body = Map::from_iter([("error".to_owned(), report::error_json(&error))]);
+            envelope(command, false, body, recovered)
+        }
+    }
 }
 
 fn envelope(command: &str, ok: bool, body: Map<String, Value>, recovered: &Value) -> Value {

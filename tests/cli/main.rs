@@ -20,6 +20,7 @@ mod indentation;
 mod languages;
 mod ledger;
 mod ledger_text;
+mod mcp;
 mod output;
 mod precommit_framework;
 mod public_shapes;
