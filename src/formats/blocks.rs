@@ -137,12 +137,12 @@ pub fn parse(input: &str) -> Result<Plan> {
     })
 }
 
-/// Aider's `...` elision: when SEARCH and REPLACE both contain lines that are only `...`, as
-/// many in each, the pieces between them pair up and apply as separate blocks (so each piece
-/// must match once on its own). Pieces that are the same on both sides change nothing and are
-/// dropped. Otherwise the block is taken whole.
+/// Aider's `...` elision: when SEARCH and REPLACE both contain elision lines (see
+/// [`is_elision`]), as many in each, the pieces between them pair up and apply as separate
+/// blocks (so each piece must match once on its own). Pieces that are the same on both sides
+/// change nothing and are dropped. Otherwise the block is taken whole.
 fn elided_pieces(search: &[&str], replace: &[&str]) -> Vec<(String, String)> {
-    let is_dots = |l: &&str| l.trim() == "...";
+    let is_dots = |l: &&str| is_elision(l);
     let cut = |lines: &[&str]| -> Vec<String> {
         lines.split(is_dots).map(|piece| piece.concat()).collect()
     };
@@ -151,6 +151,20 @@ fn elided_pieces(search: &[&str], replace: &[&str]) -> Vec<(String, String)> {
         return vec![(search.concat(), replace.concat())];
     }
     s.into_iter().zip(r).filter(|(a, b)| a != b).collect()
+}
+
+/// An elision line: `...` (or `…`) alone, or a comment that starts with it, as agents write
+/// `# ... existing code ...` or `// ... rest of the method`.
+fn is_elision(line: &str) -> bool {
+    let dots = |s: &str| s.starts_with("...") || s.starts_with('\u{2026}');
+    let line = line.trim();
+    if line == "..." || line == "\u{2026}" {
+        return true;
+    }
+    let body = ["#", "//", "/*", "<!--", "--", ";"]
+        .iter()
+        .find_map(|leader| line.strip_prefix(leader));
+    body.is_some_and(|rest| dots(rest.trim_start()))
 }
 
 fn stray_tail(index: usize, last: Option<(usize, usize)>) -> Error {

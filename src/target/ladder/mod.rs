@@ -15,6 +15,7 @@
 //! and every match of its search lies inside that occurrence, or the search is absent.
 
 mod render;
+mod scope;
 mod tier;
 
 use std::borrow::Cow;
@@ -77,6 +78,23 @@ fn after_anchors(block: &Block, lines: &[Line], text: &str, ctx: &Ctx<'_>) -> Re
         };
     }
     Ok(from)
+}
+
+/// Of several matches after a Codex anchor, the only one that starts inside the block the
+/// last anchor line opens (see `scope`); otherwise all of them, for `anchor_ambiguous`.
+fn within_anchor(
+    found: Vec<Found>,
+    block: &Block,
+    lines: &[Line],
+    text: &str,
+    from: usize,
+) -> Vec<Found> {
+    if found.len() < 2 || block.anchors.is_empty() || from == 0 {
+        return found;
+    }
+    let end = scope::end(lines, text, from - 1);
+    let inside: Vec<Found> = found.iter().copied().filter(|f| f.first < end).collect();
+    if inside.len() == 1 { inside } else { found }
 }
 
 fn missing_error(ctx: &Ctx<'_>, text: &str, wanted: &str, why: &str) -> Error {
@@ -214,6 +232,7 @@ pub fn resolve(
     if already_applied(file, &found, &body, scope) {
         return Ok(Resolved::already_applied());
     }
+    let found = within_anchor(found, block, lines, text, from);
     match found.as_slice() {
         [one] => {
             let placed = Placed {

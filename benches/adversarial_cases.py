@@ -1,0 +1,867 @@
+"""Scenarios for agent_edits_adversarial.py: realistic files and edits as agents write them.
+
+Every expectation is built by one explicit, unique substitution on the file (`sub`), never by
+the code under test.
+"""
+
+MODELS = '''"""Models for the orders app."""
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class TimeStampedModel(models.Model):
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class Customer(TimeStampedModel):
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    phone = models.CharField(max_length=32, blank=True)  
+    vip = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["user__last_name"]
+        verbose_name = "customer"
+
+    def __str__(self):
+        return self.user.get_full_name()
+
+    @property
+    def display_name(self):
+        name = self.user.get_full_name()
+        if not name:
+            return self.user.username
+        return name
+
+
+class Order(TimeStampedModel):
+    STATUS_CHOICES = [
+        ("new", "New"),
+        ("paid", "Paid"),
+        ("shipped", "Shipped"),
+    ]
+
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="orders")
+    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default="new")
+    total = models.DecimalField(max_digits=10, decimal_places=2, default=Decimal("0.00"))
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "order"
+
+    def __str__(self):
+        return f"Order #{self.pk}"
+
+    def mark_paid(self):
+        self.status = "paid"
+        self.paid_at = timezone.now()
+
+        self.save(update_fields=["status", "paid_at"])
+
+    def mark_shipped(self):
+        self.status = "shipped"
+        self.shipped_at = timezone.now()
+
+        self.save(update_fields=["status", "shipped_at"])
+
+    def recalculate(self):
+        total = Decimal("0.00")
+        for line in self.lines.all():
+            total += line.price * line.quantity
+        self.total = total
+        self.save(update_fields=["total"])
+        return total
+'''
+
+VIEWS = '''from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, render
+
+from .models import Order
+
+
+@login_required
+def order_list(request):
+    orders = Order.objects.filter(customer__user=request.user)
+    return render(request, "orders/list.html", {"orders": orders})
+
+
+@login_required
+def order_detail(request, pk):
+    order = get_object_or_404(Order, pk=pk, customer__user=request.user)
+    return render(request, "orders/detail.html", {"order": order})
+
+
+@login_required
+def order_pay(request, pk):
+    order = get_object_or_404(Order, pk=pk, customer__user=request.user)
+    if request.method != "POST":
+        return JsonResponse({"error": "method not allowed"}, status=405)
+    order.mark_paid()
+    return JsonResponse({"status": order.status})
+
+
+@login_required
+def order_ship(request, pk):
+    order = get_object_or_404(Order, pk=pk, customer__user=request.user)
+    if request.method != "POST":
+        return JsonResponse({"error": "method not allowed"}, status=405)
+    order.mark_shipped()
+    return JsonResponse({"status": order.status})'''  # no final newline
+
+CONTROLLER = '''<?php
+
+namespace App\\Controller;
+
+use App\\Entity\\Product;
+use App\\Repository\\ProductRepository;
+use Doctrine\\ORM\\EntityManagerInterface;
+use Symfony\\Bundle\\FrameworkBundle\\Controller\\AbstractController;
+use Symfony\\Component\\HttpFoundation\\JsonResponse;
+use Symfony\\Component\\HttpFoundation\\Request;
+use Symfony\\Component\\Routing\\Attribute\\Route;
+
+#[Route('/api/products')]
+class ProductController extends AbstractController
+{
+    public function __construct(
+        private readonly ProductRepository $products,
+        private readonly EntityManagerInterface $em,
+    ) {
+    }
+
+    /**
+     * Lists every product.
+     */
+    #[Route('', methods: ['GET'])]
+    public function index(): JsonResponse
+    {
+        $items = $this->products->findAll();
+
+        return $this->json($items);
+    }
+
+    /**
+     * Shows one product.
+     */
+    #[Route('/{id}', methods: ['GET'])]
+    public function show(int $id): JsonResponse
+    {
+        $product = $this->products->find($id);
+        if (null === $product) {
+            return $this->json(['error' => 'not found'], 404);
+        }
+
+        return $this->json($product);
+    }
+
+    /**
+     * Deletes one product.
+     */
+    #[Route('/{id}', methods: ['DELETE'])]
+    public function delete(int $id): JsonResponse
+    {
+        $product = $this->products->find($id);
+        if (null === $product) {
+            return $this->json(['error' => 'not found'], 404);
+        }
+
+        $this->em->remove($product);
+        $this->em->flush();
+
+        return $this->json(null, 204);
+    }
+}
+'''
+
+TABS = '''package server
+
+import (
+\t"net/http"
+\t"time"
+)
+
+type Server struct {
+\taddr    string
+\ttimeout time.Duration
+}
+
+func (s *Server) Start() error {
+\tsrv := &http.Server{
+\t\tAddr:         s.addr,
+\t\tReadTimeout:  s.timeout,
+\t\tWriteTimeout: s.timeout,
+\t}
+
+\treturn srv.ListenAndServe()
+}
+'''
+
+YAML = '''services:
+  web:
+    image: app:latest
+    ports:
+      - "8000:8000"
+    environment:
+      DEBUG: "0"
+  worker:
+    image: app:latest
+    command: celery -A app worker
+    environment:
+      DEBUG: "0"
+'''
+
+JS = '''export function formatPrice(cents) {
+  const euros = cents / 100;
+  return euros.toFixed(2) + " EUR";
+}
+
+export function formatDate(d) {
+  return d.toISOString().slice(0, 10);
+}
+'''
+
+
+def sub(text, old, new, count=1):
+    assert text.count(old) == count, (old, text.count(old))
+    return text.replace(old, new)
+
+
+def crlf(text):
+    return text.replace("\n", "\r\n")
+
+
+SCENARIOS = []
+
+
+def sc(name, cls, dialect, files, edit, expect):
+    SCENARIOS.append({"name": name, "cls": cls, "dialect": dialect, "files": files,
+                      "edit": edit, "expect": expect})
+
+
+def block(path, search, replace, fence="python", head=None):
+    head = path if head is None else head
+    return (f"{head}\n```{fence}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
+
+
+M = "app/models.py"
+V = "app/views.py"
+C = "src/Controller/ProductController.php"
+
+# ---------------------------------------------------------------- blocks
+MARK_PAID_NEW = MODELS.replace('''        self.paid_at = timezone.now()
+
+        self.save(update_fields=["status", "paid_at"])''', '''        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+
+        self.save(update_fields=["status", "paid_at"])''')
+
+sc("blocks_clean_fenced", "clean", "blocks", {M: MODELS},
+   "I'll log the payment.\n\n" + block(M, '''    def mark_paid(self):
+        self.status = "paid"
+        self.paid_at = timezone.now()
+''', '''    def mark_paid(self):
+        self.status = "paid"
+        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+'''), {M: MARK_PAID_NEW})
+
+sc("blocks_bold_filename", "clean", "blocks", {M: MODELS},
+   block(M, '''        self.paid_at = timezone.now()
+''', '''        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+''', head=f"**{M}**"), {M: MARK_PAID_NEW})
+
+sc("blocks_backtick_filename", "clean", "blocks", {M: MODELS},
+   block(M, '''        self.paid_at = timezone.now()
+''', '''        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+''', head=f"`{M}`"), {M: MARK_PAID_NEW})
+
+sc("blocks_dot_slash_path", "clean", "blocks", {M: MODELS},
+   block(M, '''        self.paid_at = timezone.now()
+''', '''        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+''', head=f"./{M}"), {M: MARK_PAID_NEW})
+
+sc("blocks_trailing_ws_lost", "trailing_ws_lost", "blocks", {M: MODELS},
+   block(M, '''    phone = models.CharField(max_length=32, blank=True)
+    vip = models.BooleanField(default=False)
+''', '''    phone = models.CharField(max_length=32, blank=True)
+    vip = models.BooleanField(default=False)
+    notes = models.TextField(blank=True)
+'''), {M: sub(MODELS, "    vip = models.BooleanField(default=False)\n",
+              "    vip = models.BooleanField(default=False)\n    notes = models.TextField(blank=True)\n")})
+
+sc("blocks_changed_line_had_trailing_ws", "trailing_ws_lost", "blocks", {M: MODELS},
+   block(M, '''    phone = models.CharField(max_length=32, blank=True)
+''', '''    phone = models.CharField(max_length=64, blank=True)
+'''), {M: sub(MODELS, "    phone = models.CharField(max_length=32, blank=True)  \n",
+              "    phone = models.CharField(max_length=64, blank=True)\n")})
+
+sc("blocks_indent_2_instead_of_4", "indent_shifted", "blocks", {M: MODELS},
+   block(M, '''def recalculate(self):
+    total = Decimal("0.00")
+    for line in self.lines.all():
+        total += line.price * line.quantity
+''', '''def recalculate(self):
+    total = Decimal("0.00")
+    for line in self.lines.all():
+        if line.cancelled:
+            continue
+        total += line.price * line.quantity
+'''), {M: sub(MODELS, '''        for line in self.lines.all():
+            total += line.price''', '''        for line in self.lines.all():
+            if line.cancelled:
+                continue
+            total += line.price''')})
+
+sc("blocks_intended_reindent", "indent_shifted", "blocks", {V: VIEWS},
+   block(V, '''    orders = Order.objects.filter(customer__user=request.user)
+    return render(request, "orders/list.html", {"orders": orders})
+''', '''    if request.user.is_staff:
+        orders = Order.objects.all()
+    else:
+        orders = Order.objects.filter(customer__user=request.user)
+    return render(request, "orders/list.html", {"orders": orders})
+'''), {V: sub(VIEWS, '''    orders = Order.objects.filter(customer__user=request.user)
+''', '''    if request.user.is_staff:
+        orders = Order.objects.all()
+    else:
+        orders = Order.objects.filter(customer__user=request.user)
+''')})
+
+sc("blocks_whitespace_only_change", "indent_shifted", "blocks", {TABS and "srv/bad.py": "def f(x):\n    if x:\n        return 1\n        return 2\n"},
+   block("srv/bad.py", "    if x:\n        return 1\n        return 2\n", "    if x:\n        return 1\n    return 2\n"),
+   {"srv/bad.py": "def f(x):\n    if x:\n        return 1\n    return 2\n"})
+
+sc("blocks_tabs_file_spaces_edit", "tabs_vs_spaces", "blocks", {"server/server.go": TABS},
+   block("server/server.go", '''    srv := &http.Server{
+        Addr:         s.addr,
+        ReadTimeout:  s.timeout,
+''', '''    srv := &http.Server{
+        Addr:         s.addr,
+        IdleTimeout:  s.timeout,
+        ReadTimeout:  s.timeout,
+''', fence="go"), {"server/server.go": sub(TABS, "\t\tReadTimeout:", "\t\tIdleTimeout:  s.timeout,\n\t\tReadTimeout:")})
+
+sc("blocks_crlf_php", "crlf_file_lf_edit", "blocks", {C: crlf(CONTROLLER)},
+   block(C, '''        $this->em->remove($product);
+        $this->em->flush();
+''', '''        $this->em->remove($product);
+        $this->em->flush();
+        $this->logger->info('deleted', ['id' => $id]);
+''', fence="php"), {C: crlf(sub(CONTROLLER, "        $this->em->flush();\n",
+                                 "        $this->em->flush();\n        $this->logger->info('deleted', ['id' => $id]);\n"))})
+
+sc("blocks_curly_quotes", "curly_punctuation", "blocks", {M: MODELS},
+   block(M, '''        verbose_name = \u201ccustomer\u201d
+''', '''        verbose_name = "customer"
+        verbose_name_plural = "customers"
+'''), {M: sub(MODELS, '        verbose_name = "customer"\n',
+              '        verbose_name = "customer"\n        verbose_name_plural = "customers"\n')})
+
+sc("blocks_leading_blank", "leading_blank_line", "blocks", {M: MODELS},
+   block(M, '''
+    def recalculate(self):
+        total = Decimal("0.00")
+''', '''
+    def recalculate(self):
+        """Sum the lines again."""
+        total = Decimal("0.00")
+'''), {M: sub(MODELS, '    def recalculate(self):\n', '    def recalculate(self):\n        """Sum the lines again."""\n')})
+
+sc("blocks_elision_both_sides", "elision", "blocks", {C: CONTROLLER},
+   block(C, '''    public function delete(int $id): JsonResponse
+    {
+...
+        $this->em->flush();
+''', '''    public function delete(int $id): JsonResponse
+    {
+...
+        $this->em->flush();
+        $this->addFlash('success', 'Deleted');
+''', fence="php"), {C: sub(CONTROLLER, "        $this->em->flush();\n",
+                            "        $this->em->flush();\n        $this->addFlash('success', 'Deleted');\n")})
+
+sc("blocks_existing_code_comment", "elision", "blocks", {M: MODELS},
+   block(M, '''class Customer(TimeStampedModel):
+    # ... existing code ...
+    def __str__(self):
+        return self.user.get_full_name()
+''', '''class Customer(TimeStampedModel):
+    # ... existing code ...
+    def __str__(self):
+        return self.display_name
+'''), {M: sub(MODELS, "        return self.user.get_full_name()\n\n    @property",
+              "        return self.display_name\n\n    @property")})
+
+sc("blocks_missing_middle_line", "stale_text", "blocks", {M: MODELS},
+   block(M, '''    def mark_paid(self):
+        self.status = "paid"
+        self.save(update_fields=["status", "paid_at"])
+''', '''    def mark_paid(self):
+        self.status = "paid"
+        self.save(update_fields=["status"])
+'''), "refuse")
+
+sc("blocks_wrong_twin", "wrong_twin", "blocks", {M: MODELS},
+   block(M, '''    def mark_paid(self):
+        self.status = "paid"
+        self.shipped_at = timezone.now()
+''', '''    def mark_paid(self):
+        self.status = "paid"
+        self.shipped_at = None
+'''), "refuse")
+
+sc("blocks_ambiguous_meta", "ambiguous", "blocks", {M: MODELS},
+   block(M, '''    class Meta:
+        ordering = ["-created_at"]
+''', '''    class Meta:
+        ordering = ["-created_at", "pk"]
+'''), {M: sub(MODELS, 'ordering = ["-created_at"]', 'ordering = ["-created_at", "pk"]')})
+
+sc("blocks_ambiguous_exact", "ambiguous", "blocks", {C: CONTROLLER},
+   block(C, '''        if (null === $product) {
+            return $this->json(['error' => 'not found'], 404);
+        }
+''', '''        if (null === $product) {
+            throw $this->createNotFoundException();
+        }
+''', fence="php"), "refuse")
+
+sc("blocks_loose_twice", "ambiguous", "blocks", {V: VIEWS},
+   block(V, '''order = get_object_or_404(Order, pk=pk, customer__user=request.user)
+if request.method != "POST":
+''', '''order = get_object_or_404(Order, pk=pk, customer__user=request.user)
+if request.method not in ("POST", "PUT"):
+'''), "refuse")
+
+sc("blocks_already_applied", "already_applied", "blocks", {M: MARK_PAID_NEW},
+   block(M, '''        self.paid_at = timezone.now()
+''', '''        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+'''), {})
+
+sc("blocks_partially_applied", "already_applied", "blocks", {M: MARK_PAID_NEW},
+   block(M, '''        self.paid_at = timezone.now()
+''', '''        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+''') + "\n" + block(M, '''        self.shipped_at = timezone.now()
+''', '''        self.shipped_at = timezone.now()
+        logger.info("order %s shipped", self.pk)
+'''), {M: sub(MARK_PAID_NEW, "        self.shipped_at = timezone.now()\n",
+              "        self.shipped_at = timezone.now()\n        logger.info(\"order %s shipped\", self.pk)\n")})
+
+sc("blocks_last_line_no_newline", "clean", "blocks", {V: VIEWS},
+   block(V, '''    order.mark_shipped()
+    return JsonResponse({"status": order.status})
+''', '''    order.mark_shipped()
+    return JsonResponse({"status": order.status, "id": order.pk})
+'''), {V: VIEWS[: VIEWS.rindex("\n")] + '\n    return JsonResponse({"status": order.status, "id": order.pk})'})
+
+sc("blocks_replace_shares_lines", "clean", "blocks", {V: VIEWS},
+   block(V, '''@login_required
+def order_detail(request, pk):
+''', '''@login_required
+@require_GET
+def order_detail(request, pk):
+'''), {V: sub(VIEWS, "@login_required\ndef order_detail", "@login_required\n@require_GET\ndef order_detail")})
+
+sc("blocks_yaml_2space", "clean", "blocks", {"docker-compose.yml": YAML},
+   block("docker-compose.yml", '''  worker:
+    image: app:latest
+    command: celery -A app worker
+''', '''  worker:
+    image: app:latest
+    command: celery -A app worker -l info
+''', fence="yaml"), {"docker-compose.yml": sub(YAML, "worker\n    environment", "worker -l info\n    environment")})
+
+sc("blocks_yaml_indent_lost", "indent_shifted", "blocks", {"docker-compose.yml": YAML},
+   block("docker-compose.yml", '''worker:
+  image: app:latest
+  command: celery -A app worker
+''', '''worker:
+  image: app:latest
+  command: celery -A app worker -l info
+''', fence="yaml"), {"docker-compose.yml": sub(YAML, "worker\n    environment", "worker -l info\n    environment")})
+
+sc("blocks_js_4space_edit", "indent_shifted", "blocks", {"web/format.js": JS},
+   block("web/format.js", '''export function formatDate(d) {
+    return d.toISOString().slice(0, 10);
+}
+''', '''export function formatDate(d) {
+    if (!d) {
+        return "";
+    }
+    return d.toISOString().slice(0, 10);
+}
+''', fence="js"), {"web/format.js": sub(JS, "export function formatDate(d) {\n",
+                                        'export function formatDate(d) {\n  if (!d) {\n    return "";\n  }\n')})
+
+sc("blocks_stale_text", "stale_text", "blocks", {C: CONTROLLER},
+   block(C, '''        $items = $this->products->findAllSorted();
+''', '''        $items = $this->products->findBy([], ['name' => 'ASC']);
+''', fence="php"), "refuse")
+
+sc("blocks_new_file", "clean", "blocks", {M: MODELS},
+   block("app/signals.py", "", "from django.dispatch import receiver\n"),
+   {"app/signals.py": "from django.dispatch import receiver\n"})
+
+sc("blocks_php_docblock_edit", "clean", "blocks", {C: CONTROLLER},
+   block(C, '''    /**
+     * Shows one product.
+     */
+''', '''    /**
+     * Shows one product.
+     *
+     * @throws NotFoundHttpException
+     */
+''', fence="php"), {C: sub(CONTROLLER, "     * Shows one product.\n", "     * Shows one product.\n     *\n     * @throws NotFoundHttpException\n")})
+
+# ---------------------------------------------------------------- unified diffs
+SHIP_NEW = sub(MODELS, '''        self.shipped_at = timezone.now()
+''', '''        self.shipped_at = timezone.now()
+        notify_customer(self)
+''')
+SHIP_HUNK = '''         self.status = "shipped"
+         self.shipped_at = timezone.now()
++        notify_customer(self)
+ 
+         self.save(update_fields=["status", "shipped_at"])
+'''
+SHIP_LINE = MODELS[: MODELS.index('        self.status = "shipped"')].count("\n") + 1
+
+
+def udiff(path, hunks, a="a/", b="b/", git=True):
+    head = f"diff --git {a}{path} {b}{path}\n" if git else ""
+    return head + f"--- {a}{path}\n+++ {b}{path}\n" + "".join(hunks)
+
+
+sc("diff_clean", "clean", "diff", {M: MODELS},
+   udiff(M, [f"@@ -{SHIP_LINE},4 +{SHIP_LINE},5 @@ class Order(TimeStampedModel):\n" + SHIP_HUNK]), {M: SHIP_NEW})
+
+sc("diff_fenced_in_reply", "clean", "diff", {M: MODELS},
+   "Here is the change:\n\n```diff\n" + udiff(M, [f"@@ -{SHIP_LINE},4 +{SHIP_LINE},5 @@\n" + SHIP_HUNK], git=False)
+   + "```\n\nThis notifies the customer.\n", {M: SHIP_NEW})
+
+sc("diff_no_ab_prefix", "clean", "diff", {M: MODELS},
+   udiff(M, [f"@@ -{SHIP_LINE},4 +{SHIP_LINE},5 @@\n" + SHIP_HUNK], a="", b="", git=False), {M: SHIP_NEW})
+
+sc("diff_blank_context_no_space", "clean", "diff", {M: MODELS},
+   udiff(M, [f"@@ -{SHIP_LINE},4 +{SHIP_LINE},5 @@\n" + SHIP_HUNK.replace("\n \n", "\n\n")]), {M: SHIP_NEW})
+
+sc("diff_wrong_line_numbers", "stale_line_numbers", "diff", {M: MODELS},
+   udiff(M, [f"@@ -12,4 +12,5 @@\n" + SHIP_HUNK]), {M: SHIP_NEW})
+
+sc("diff_wrong_counts", "stale_line_numbers", "diff", {M: MODELS},
+   udiff(M, [f"@@ -{SHIP_LINE},3 +{SHIP_LINE},7 @@\n" + SHIP_HUNK]), {M: SHIP_NEW})
+
+sc("diff_bare_at_at", "stale_line_numbers", "diff", {M: MODELS},
+   udiff(M, ["@@ ... @@\n" + SHIP_HUNK], git=False), {M: SHIP_NEW})
+
+sc("diff_bare_at_at_2", "stale_line_numbers", "diff", {M: MODELS},
+   udiff(M, ["@@\n" + SHIP_HUNK], git=False), {M: SHIP_NEW})
+
+sc("diff_trailing_ws_lost", "trailing_ws_lost", "diff", {M: MODELS},
+   udiff(M, ['''@@ -19,3 +19,4 @@
+     phone = models.CharField(max_length=32, blank=True)
+     vip = models.BooleanField(default=False)
++    notes = models.TextField(blank=True)
+ 
+''']), {M: sub(MODELS, "    vip = models.BooleanField(default=False)\n",
+              "    vip = models.BooleanField(default=False)\n    notes = models.TextField(blank=True)\n")})
+
+sc("diff_crlf_file", "crlf_file_lf_edit", "diff", {C: crlf(CONTROLLER)},
+   udiff(C, ['''@@ -57,6 +57,7 @@
+ 
+         $this->em->remove($product);
+         $this->em->flush();
++        $this->logger->info('deleted', ['id' => $id]);
+ 
+         return $this->json(null, 204);
+     }
+''']), {C: crlf(sub(CONTROLLER, "        $this->em->flush();\n",
+                     "        $this->em->flush();\n        $this->logger->info('deleted', ['id' => $id]);\n"))})
+
+sc("diff_last_line_no_newline_marker_missing", "clean", "diff", {V: VIEWS},
+   udiff(V, ['''@@ -33,3 +33,3 @@
+         return JsonResponse({"error": "method not allowed"}, status=405)
+     order.mark_shipped()
+-    return JsonResponse({"status": order.status})
++    return JsonResponse({"status": order.status, "id": order.pk})
+''']), {V: VIEWS[: VIEWS.rindex("\n")] + '\n    return JsonResponse({"status": order.status, "id": order.pk})'})
+
+sc("diff_already_applied", "already_applied", "diff", {M: SHIP_NEW},
+   udiff(M, [f"@@ -{SHIP_LINE},4 +{SHIP_LINE},5 @@\n" + SHIP_HUNK]), {})
+
+sc("diff_two_hunks_second_stale_numbers", "stale_line_numbers", "diff", {M: MODELS},
+   udiff(M, ['''@@ -1,4 +1,5 @@
+ """Models for the orders app."""
++import logging
+ from decimal import Decimal
+ 
+ from django.conf import settings
+''', '''@@ -40,4 +41,5 @@
+         self.status = "shipped"
+         self.shipped_at = timezone.now()
++        notify_customer(self)
+ 
+         self.save(update_fields=["status", "shipped_at"])
+''']), {M: sub(SHIP_NEW, '"""\nfrom decimal', '"""\nimport logging\nfrom decimal')})
+
+sc("diff_ambiguous_views", "ambiguous", "diff", {V: VIEWS},
+   udiff(V, ['''@@ -1,3 +1,3 @@
+     order = get_object_or_404(Order, pk=pk, customer__user=request.user)
+-    if request.method != "POST":
++    if request.method not in ("POST", "PUT"):
+         return JsonResponse({"error": "method not allowed"}, status=405)
+''']), "refuse")
+
+sc("diff_stale_text", "stale_text", "diff", {V: VIEWS},
+   udiff(V, ['''@@ -9,3 +9,3 @@
+ def order_list(request):
+-    orders = Order.objects.filter(user=request.user)
++    orders = Order.objects.filter(user=request.user).select_related("customer")
+     return render(request, "orders/list.html", {"orders": orders})
+''']), "refuse")
+
+sc("diff_wrong_twin_ship_vs_paid", "wrong_twin", "diff", {M: MODELS},
+   udiff(M, ['''@@ -58,4 +58,5 @@
+     def mark_paid(self):
+         self.status = "paid"
+         self.shipped_at = timezone.now()
++        notify_customer(self)
+''']), "refuse")
+
+sc("diff_indent_shifted", "indent_shifted", "diff", {M: MODELS},
+   udiff(M, ['''@@ -69,4 +69,6 @@
+     total = Decimal("0.00")
+     for line in self.lines.all():
++        if line.cancelled:
++            continue
+         total += line.price * line.quantity
+     self.total = total
+''']), {M: sub(MODELS, '''        for line in self.lines.all():
+            total += line.price''', '''        for line in self.lines.all():
+            if line.cancelled:
+                continue
+            total += line.price''')})
+
+sc("diff_tabs_vs_spaces", "tabs_vs_spaces", "diff", {"server/server.go": TABS},
+   udiff("server/server.go", ['''@@ -14,4 +14,5 @@
+     srv := &http.Server{
+         Addr:         s.addr,
++        IdleTimeout:  s.timeout,
+         ReadTimeout:  s.timeout,
+''']), {"server/server.go": sub(TABS, "\t\tReadTimeout:", "\t\tIdleTimeout:  s.timeout,\n\t\tReadTimeout:")})
+
+sc("diff_curly", "curly_punctuation", "diff", {M: MODELS},
+   udiff(M, ['''@@ -25,2 +25,3 @@
+         ordering = [\u201cuser__last_name\u201d]
+         verbose_name = \u201ccustomer\u201d
++        verbose_name_plural = "customers"
+''']), {M: sub(MODELS, '        verbose_name = "customer"\n',
+              '        verbose_name = "customer"\n        verbose_name_plural = "customers"\n')})
+
+sc("diff_intended_reindent", "indent_shifted", "diff", {"srv/bad.py": "def f(x):\n    if x:\n        return 1\n        return 2\n"},
+   udiff("srv/bad.py", ['''@@ -2,3 +2,3 @@
+     if x:
+         return 1
+-        return 2
++    return 2
+''']), {"srv/bad.py": "def f(x):\n    if x:\n        return 1\n    return 2\n"})
+
+sc("diff_yaml", "clean", "diff", {"docker-compose.yml": YAML},
+   udiff("docker-compose.yml", ['''@@ -8,5 +8,5 @@
+   worker:
+     image: app:latest
+-    command: celery -A app worker
++    command: celery -A app worker -l info
+     environment:
+       DEBUG: "0"
+''']), {"docker-compose.yml": sub(YAML, "worker\n    environment", "worker -l info\n    environment")})
+
+sc("diff_leading_blank", "leading_blank_line", "diff", {M: MODELS},
+   udiff(M, ['''@@ -67,3 +67,4 @@
+ 
+     def recalculate(self):
++        """Sum the lines again."""
+         total = Decimal("0.00")
+''']), {M: sub(MODELS, '    def recalculate(self):\n', '    def recalculate(self):\n        """Sum the lines again."""\n')})
+
+sc("diff_two_files", "clean", "diff", {M: MODELS, V: VIEWS},
+   udiff(M, [f"@@ -{SHIP_LINE},4 +{SHIP_LINE},5 @@\n" + SHIP_HUNK]) + udiff(V, ['''@@ -1,3 +1,4 @@
+ from django.contrib.auth.decorators import login_required
+ from django.http import JsonResponse
++from django.views.decorators.http import require_POST
+ from django.shortcuts import get_object_or_404, render
+''']), {M: SHIP_NEW, V: sub(VIEWS, "from django.http import JsonResponse\n",
+                           "from django.http import JsonResponse\nfrom django.views.decorators.http import require_POST\n")})
+
+# ---------------------------------------------------------------- codex
+def codex(body):
+    return "*** Begin Patch\n" + body + "*** End Patch\n"
+
+
+sc("codex_clean", "clean", "codex", {M: MODELS},
+   codex(f"*** Update File: {M}\n@@\n" + SHIP_HUNK), {M: SHIP_NEW})
+
+sc("codex_def_anchor", "clean", "codex", {M: MODELS},
+   codex(f"*** Update File: {M}\n@@ def mark_shipped(self):\n" + SHIP_HUNK), {M: SHIP_NEW})
+
+sc("codex_class_then_def_anchor", "clean", "codex", {C: CONTROLLER},
+   codex(f'''*** Update File: {C}
+@@ class ProductController extends AbstractController
+@@     public function delete(int $id): JsonResponse
+         $product = $this->products->find($id);
+         if (null === $product) {{
+-            return $this->json(['error' => 'not found'], 404);
++            throw $this->createNotFoundException();
+         }}
+'''), {C: sub(CONTROLLER, '''        $this->em->remove''', '''        $this->em->remove''') and
+         CONTROLLER[: CONTROLLER.index("public function delete")] + CONTROLLER[CONTROLLER.index("public function delete"):].replace(
+             "            return $this->json(['error' => 'not found'], 404);", "            throw $this->createNotFoundException();", 1)})
+
+sc("codex_anchor_only_one_context_side", "clean", "codex", {C: CONTROLLER},
+   codex(f'''*** Update File: {C}
+@@ public function show(int $id): JsonResponse
+         if (null === $product) {{
+-            return $this->json(['error' => 'not found'], 404);
++            throw $this->createNotFoundException();
+'''), {C: CONTROLLER.replace("            return $this->json(['error' => 'not found'], 404);",
+                              "            throw $this->createNotFoundException();", 1)})
+
+sc("codex_trailing_blank_context_dropped", "clean", "codex", {M: MODELS},
+   codex(f'''*** Update File: {M}
+@@ def mark_shipped(self):
+         self.status = "shipped"
+         self.shipped_at = timezone.now()
++        notify_customer(self)
+'''), {M: SHIP_NEW})
+
+sc("codex_blank_context_no_space", "clean", "codex", {M: MODELS},
+   codex(f"*** Update File: {M}\n@@\n" + SHIP_HUNK.replace("\n \n", "\n\n")), {M: SHIP_NEW})
+
+sc("codex_dot_slash_path", "clean", "codex", {M: MODELS},
+   codex(f"*** Update File: ./{M}\n@@\n" + SHIP_HUNK), {M: SHIP_NEW})
+
+sc("codex_indent_shifted", "indent_shifted", "codex", {M: MODELS},
+   codex(f'''*** Update File: {M}
+@@ def recalculate(self):
+     total = Decimal("0.00")
+     for line in self.lines.all():
++        if line.cancelled:
++            continue
+         total += line.price * line.quantity
+'''), {M: sub(MODELS, '''        for line in self.lines.all():
+            total += line.price''', '''        for line in self.lines.all():
+            if line.cancelled:
+                continue
+            total += line.price''')})
+
+sc("codex_crlf", "crlf_file_lf_edit", "codex", {C: crlf(CONTROLLER)},
+   codex(f'''*** Update File: {C}
+@@
+         $this->em->remove($product);
+         $this->em->flush();
++        $this->logger->info('deleted', ['id' => $id]);
+'''), {C: crlf(sub(CONTROLLER, "        $this->em->flush();\n",
+                    "        $this->em->flush();\n        $this->logger->info('deleted', ['id' => $id]);\n"))})
+
+sc("codex_tabs", "tabs_vs_spaces", "codex", {"server/server.go": TABS},
+   codex('''*** Update File: server/server.go
+@@ func (s *Server) Start() error {
+         Addr:         s.addr,
++        IdleTimeout:  s.timeout,
+         ReadTimeout:  s.timeout,
+'''), {"server/server.go": sub(TABS, "\t\tReadTimeout:", "\t\tIdleTimeout:  s.timeout,\n\t\tReadTimeout:")})
+
+sc("codex_trailing_ws", "trailing_ws_lost", "codex", {M: MODELS},
+   codex(f'''*** Update File: {M}
+@@ class Customer(TimeStampedModel):
+-    phone = models.CharField(max_length=32, blank=True)
++    phone = models.CharField(max_length=64, blank=True)
+     vip = models.BooleanField(default=False)
+'''), {M: sub(MODELS, "    phone = models.CharField(max_length=32, blank=True)  \n",
+              "    phone = models.CharField(max_length=64, blank=True)\n")})
+
+sc("codex_curly", "curly_punctuation", "codex", {M: MODELS},
+   codex(f'''*** Update File: {M}
+@@
+         ordering = [\u201cuser__last_name\u201d]
+-        verbose_name = \u201ccustomer\u201d
++        verbose_name = "client"
+'''), {M: sub(MODELS, '        verbose_name = "customer"\n', '        verbose_name = "client"\n')})
+
+sc("codex_already_applied", "already_applied", "codex", {M: SHIP_NEW},
+   codex(f"*** Update File: {M}\n@@ def mark_shipped(self):\n" + SHIP_HUNK), {})
+
+sc("codex_ambiguous", "ambiguous", "codex", {C: CONTROLLER},
+   codex(f'''*** Update File: {C}
+@@
+         if (null === $product) {{
+-            return $this->json(['error' => 'not found'], 404);
++            throw $this->createNotFoundException();
+         }}
+'''), "refuse")
+
+sc("codex_anchor_disambiguates_twin", "ambiguous", "codex", {V: VIEWS},
+   codex(f'''*** Update File: {V}
+@@ def order_ship(request, pk):
+     order = get_object_or_404(Order, pk=pk, customer__user=request.user)
+-    if request.method != "POST":
++    if request.method not in ("POST", "PUT"):
+'''), {V: VIEWS[: VIEWS.index("def order_ship")] + VIEWS[VIEWS.index("def order_ship"):].replace(
+       'if request.method != "POST":', 'if request.method not in ("POST", "PUT"):', 1)})
+
+sc("codex_stale", "stale_text", "codex", {V: VIEWS},
+   codex(f'''*** Update File: {V}
+@@ def order_list(request):
+-    orders = Order.objects.filter(user=request.user)
++    orders = Order.objects.filter(user=request.user).select_related("customer")
+'''), "refuse")
+
+sc("codex_wrong_twin", "wrong_twin", "codex", {M: MODELS},
+   codex(f'''*** Update File: {M}
+@@
+     def mark_paid(self):
+         self.status = "paid"
+-        self.shipped_at = timezone.now()
++        self.shipped_at = None
+'''), "refuse")
+
+sc("codex_last_line_no_newline", "clean", "codex", {V: VIEWS},
+   codex(f'''*** Update File: {V}
+@@ def order_ship(request, pk):
+     order.mark_shipped()
+-    return JsonResponse({{"status": order.status}})
++    return JsonResponse({{"status": order.status, "id": order.pk}})
+'''), {V: VIEWS[: VIEWS.rindex("\n")] + '\n    return JsonResponse({"status": order.status, "id": order.pk})'})
+
+sc("codex_intended_reindent", "indent_shifted", "codex", {"srv/bad.py": "def f(x):\n    if x:\n        return 1\n        return 2\n"},
+   codex('''*** Update File: srv/bad.py
+@@ def f(x):
+     if x:
+         return 1
+-        return 2
++    return 2
+'''), {"srv/bad.py": "def f(x):\n    if x:\n        return 1\n    return 2\n"})
+
+sc("codex_fenced", "clean", "codex", {M: MODELS},
+   "```\n" + codex(f"*** Update File: {M}\n@@ def mark_shipped(self):\n" + SHIP_HUNK) + "```\n", {M: SHIP_NEW})
+
+sc("codex_leading_blank", "leading_blank_line", "codex", {M: MODELS},
+   codex(f'''*** Update File: {M}
+@@
+
+     def recalculate(self):
++        """Sum the lines again."""
+         total = Decimal("0.00")
+'''), {M: sub(MODELS, '    def recalculate(self):\n', '    def recalculate(self):\n        """Sum the lines again."""\n')})

@@ -1,0 +1,48 @@
+//! The block an anchor line opens, for Codex `@@ def foo` anchors: when a chunk's context
+//! matches several places after its anchor, the one place that starts inside the anchor's own
+//! block (before the next line indented no deeper than the anchor) is the one meant. That is
+//! also the first match after the anchor, the one Codex itself would take.
+
+use crate::target::lines::Line;
+
+/// Index of the first line after `anchor` that closes its block: a non-blank line indented no
+/// deeper than the anchor line, except opening brackets and closing parentheses on their own
+/// line (`{` of an Allman-style body, `) {` or `):` ending a wrapped signature).
+pub fn end(lines: &[Line], text: &str, anchor: usize) -> usize {
+    let content = |i: usize| &text[lines[i].start..lines[i].content_end];
+    let indent = |s: &str| s.len() - s.trim_start().len();
+    let Some(first) = lines.get(anchor) else {
+        return lines.len();
+    };
+    let depth = indent(&text[first.start..first.content_end]);
+    (anchor + 1..lines.len())
+        .find(|&i| {
+            let line = content(i);
+            let body = line.trim_start();
+            !body.is_empty() && indent(line) <= depth && !body.starts_with(['{', '(', ')', ']'])
+        })
+        .unwrap_or(lines.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::end;
+    use crate::target::lines::split;
+
+    fn close(text: &str, anchor: usize) -> usize {
+        end(&split(text), text, anchor)
+    }
+
+    #[test]
+    fn a_python_method_ends_at_the_next_method() {
+        let text = "class A:\n    def f(self):\n        x = 1\n\n        y = 2\n\n    def g(self):\n        x = 1\n";
+        assert_eq!(close(text, 1), 6);
+        assert_eq!(close(text, 0), 8);
+    }
+
+    #[test]
+    fn an_allman_brace_body_ends_at_its_closing_brace() {
+        let text = "    public function f(\n        int $a,\n    ): int\n    {\n        return $a;\n    }\n    public function g()\n";
+        assert_eq!(close(text, 0), 5);
+    }
+}
