@@ -865,3 +865,249 @@ sc("codex_leading_blank", "leading_blank_line", "codex", {M: MODELS},
 +        """Sum the lines again."""
          total = Decimal("0.00")
 '''), {M: sub(MODELS, '    def recalculate(self):\n', '    def recalculate(self):\n        """Sum the lines again."""\n')})
+
+# ---------------------------------------------------------------- batch 2: sequences, orders, combos
+sc("blocks_second_searches_first_result", "clean", "blocks", {M: MODELS},
+   block(M, '''    def mark_paid(self):
+        self.status = "paid"
+''', '''    def mark_paid(self, by=None):
+        self.status = "paid"
+''') + block(M, '''    def mark_paid(self, by=None):
+        self.status = "paid"
+        self.paid_at = timezone.now()
+''', '''    def mark_paid(self, by=None):
+        self.status = "paid"
+        self.paid_by = by
+        self.paid_at = timezone.now()
+'''), {M: sub(MODELS, '''    def mark_paid(self):
+        self.status = "paid"
+''', '''    def mark_paid(self, by=None):
+        self.status = "paid"
+        self.paid_by = by
+''')})
+
+sc("blocks_shifted_with_dedent", "indent_shifted", "blocks", {M: MODELS},
+   block(M, '''for line in self.lines.all():
+    total += line.price * line.quantity
+self.total = total
+''', '''for line in self.lines.all():
+    total += line.price * line.quantity
+    self.total = total
+'''), {M: sub(MODELS, '''            total += line.price * line.quantity
+        self.total = total
+''', '''            total += line.price * line.quantity
+            self.total = total
+''')})
+
+sc("blocks_curly_in_replace_too", "curly_punctuation", "blocks", {M: MODELS},
+   block(M, '''        verbose_name = \u201ccustomer\u201d
+''', '''        verbose_name = \u201cclient\u201d
+'''), {M: sub(MODELS, '        verbose_name = "customer"\n', '        verbose_name = "client"\n')})
+
+sc("blocks_header_hashes", "clean", "blocks", {M: MODELS},
+   "### " + block(M, '''        self.paid_at = timezone.now()
+''', '''        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+'''), {M: MARK_PAID_NEW})
+
+sc("blocks_header_colon", "clean", "blocks", {M: MODELS},
+   block(M, '''        self.paid_at = timezone.now()
+''', '''        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+''', head=f"{M}:"), {M: MARK_PAID_NEW})
+
+sc("blocks_filename_inside_fence", "clean", "blocks", {M: MODELS},
+   f"```python\n{M}\n<<<<<<< SEARCH\n        self.paid_at = timezone.now()\n=======\n        self.paid_at = timezone.now()\n        logger.info(\"order %s paid\", self.pk)\n>>>>>>> REPLACE\n```\n",
+   {M: MARK_PAID_NEW})
+
+sc("blocks_tab_file_shifted_and_trailing", "tabs_vs_spaces", "blocks", {"server/server.go": TABS.replace("\treturn srv", "\treturn srv")},
+   block("server/server.go", '''srv := &http.Server{
+    Addr:         s.addr,
+    ReadTimeout:  s.timeout,
+    WriteTimeout: s.timeout,
+}
+''', '''srv := &http.Server{
+    Addr:         s.addr,
+    ReadTimeout:  s.timeout,
+    WriteTimeout: s.timeout,
+    IdleTimeout:  2 * s.timeout,
+}
+''', fence="go"), {"server/server.go": sub(TABS, "\t\tWriteTimeout: s.timeout,\n", "\t\tWriteTimeout: s.timeout,\n\t\tIdleTimeout:  2 * s.timeout,\n")})
+
+TRAILING = "def total(items):  \n    s = 0\t\n    for i in items:\n        s += i\n    return s\n"
+sc("blocks_strip_trailing_ws_on_purpose", "trailing_ws_lost", "blocks", {"calc.py": TRAILING},
+   block("calc.py", "def total(items):  \n    s = 0\t\n", "def total(items):\n    s = 0\n"),
+   {"calc.py": "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n"})
+
+sc("blocks_crlf_reply_crlf_file", "crlf_file_lf_edit", "blocks", {C: crlf(CONTROLLER)},
+   crlf(block(C, '''        $this->em->flush();
+''', '''        $this->em->flush();
+        $this->logger->info('deleted', ['id' => $id]);
+''', fence="php")), {C: crlf(sub(CONTROLLER, "        $this->em->flush();\n",
+                                  "        $this->em->flush();\n        $this->logger->info('deleted', ['id' => $id]);\n"))})
+
+sc("blocks_delete_method", "clean", "blocks", {V: VIEWS},
+   block(V, '''@login_required
+def order_detail(request, pk):
+    order = get_object_or_404(Order, pk=pk, customer__user=request.user)
+    return render(request, "orders/detail.html", {"order": order})
+
+
+''', ""), {V: sub(VIEWS, '''@login_required
+def order_detail(request, pk):
+    order = get_object_or_404(Order, pk=pk, customer__user=request.user)
+    return render(request, "orders/detail.html", {"order": order})
+
+
+''', "")})
+
+sc("blocks_wrong_file_path", "stale_text", "blocks", {M: MODELS},
+   block("orders/models.py", '''        self.paid_at = timezone.now()
+''', '''        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+'''), "refuse")
+
+sc("blocks_partially_applied_stale_second", "stale_text", "blocks", {M: MODELS},
+   block(M, '''        self.paid_at = timezone.now()
+''', '''        self.paid_at = timezone.now()
+        logger.info("order %s paid", self.pk)
+''') + block(M, '''        self.refunded_at = timezone.now()
+''', '''        self.refunded_at = timezone.now()
+        logger.info("order %s refunded", self.pk)
+'''), "refuse")
+
+sc("blocks_search_with_elided_middle_no_marker_in_replace", "elision", "blocks", {C: CONTROLLER},
+   block(C, '''    public function delete(int $id): JsonResponse
+    {
+        // ...
+        return $this->json(null, 204);
+''', '''    public function delete(int $id): JsonResponse
+    {
+        // ...
+        return $this->json(null, 200);
+''', fence="php"), {C: sub(CONTROLLER, "return $this->json(null, 204);", "return $this->json(null, 200);")})
+
+sc("blocks_elision_marker_count_differs", "elision", "blocks", {C: CONTROLLER},
+   block(C, '''    public function delete(int $id): JsonResponse
+    {
+        // ...
+        return $this->json(null, 204);
+    }
+''', '''    public function delete(int $id): JsonResponse
+    {
+        return $this->json(null, 200);
+    }
+''', fence="php"), "refuse")
+
+sc("diff_hunks_out_of_order", "stale_line_numbers", "diff", {M: MODELS},
+   udiff(M, ['''@@ -60,4 +60,5 @@
+         self.status = "shipped"
+         self.shipped_at = timezone.now()
++        notify_customer(self)
+ 
+         self.save(update_fields=["status", "shipped_at"])
+''', '''@@ -1,4 +1,5 @@
+ """Models for the orders app."""
++import logging
+ from decimal import Decimal
+ 
+ from django.conf import settings
+''']), {M: sub(SHIP_NEW, '"""\nfrom decimal', '"""\nimport logging\nfrom decimal')})
+
+sc("diff_duplicate_exact_numbers_right", "ambiguous", "diff", {V: VIEWS},
+   udiff(V, ['''@@ -31,3 +31,3 @@
+     if request.method != "POST":
+         return JsonResponse({"error": "method not allowed"}, status=405)
+-    order.mark_shipped()
++    order.mark_shipped(notify=True)
+''']), {V: sub(VIEWS, "order.mark_shipped()", "order.mark_shipped(notify=True)")})
+
+sc("diff_trailing_ws_and_reindent", "indent_shifted", "diff", {"calc.py": TRAILING},
+   udiff("calc.py", ['''@@ -1,5 +1,5 @@
+ def total(items):
+     s = 0
+     for i in items:
+-        s += i
+-    return s
++            s += i
++    return s
+''']), {"calc.py": "def total(items):  \n    s = 0\t\n    for i in items:\n            s += i\n    return s\n"})
+
+sc("diff_remove_trailing_ws_on_purpose", "trailing_ws_lost", "diff", {"calc.py": TRAILING},
+   udiff("calc.py", ['@@ -1,2 +1,2 @@\n-def total(items):  \n-    s = 0\t\n+def total(items):\n+    s = 0\n']),
+   {"calc.py": "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n"})
+
+sc("diff_add_final_newline", "clean", "diff", {V: VIEWS},
+   udiff(V, ['''@@ -34,1 +34,1 @@
+-    return JsonResponse({"status": order.status})
+\\ No newline at end of file
++    return JsonResponse({"status": order.status})
+''']), {V: VIEWS + "\n"})
+
+sc("diff_new_file_in_reply", "clean", "diff", {M: MODELS},
+   "--- /dev/null\n+++ b/app/signals.py\n@@ -0,0 +1,2 @@\n+from django.dispatch import receiver\n+from .models import Order\n",
+   {"app/signals.py": "from django.dispatch import receiver\nfrom .models import Order\n"})
+
+sc("diff_wrong_path", "stale_text", "diff", {M: MODELS},
+   udiff("models.py", [f"@@ -{SHIP_LINE},4 +{SHIP_LINE},5 @@\n" + SHIP_HUNK]), "refuse")
+
+sc("diff_context_missing_middle_line", "stale_text", "diff", {M: MODELS},
+   udiff(M, ['''@@ -58,3 +58,4 @@
+     def mark_paid(self):
+         self.status = "paid"
++        self.paid_by = None
+         self.save(update_fields=["status", "paid_at"])
+''']), "refuse")
+
+sc("diff_yaml_shifted_indent", "indent_shifted", "diff", {"docker-compose.yml": YAML},
+   udiff("docker-compose.yml", ['''@@ -8,3 +8,3 @@
+ worker:
+   image: app:latest
+-  command: celery -A app worker
++  command: celery -A app worker -l info
+''']), {"docker-compose.yml": sub(YAML, "worker\n    environment", "worker -l info\n    environment")})
+
+sc("codex_chunks_out_of_order", "stale_line_numbers", "codex", {M: MODELS},
+   codex(f'''*** Update File: {M}
+@@ def mark_shipped(self):
+         self.shipped_at = timezone.now()
++        notify_customer(self)
+@@
+ from decimal import Decimal
++import logging
+'''), {M: sub(SHIP_NEW, "from decimal import Decimal\n", "from decimal import Decimal\nimport logging\n")})
+
+sc("codex_two_anchored_chunks_same_shape", "clean", "codex", {V: VIEWS},
+   codex(f'''*** Update File: {V}
+@@ def order_pay(request, pk):
+-    if request.method != "POST":
++    if request.method not in ("POST", "PATCH"):
+@@ def order_ship(request, pk):
+-    if request.method != "POST":
++    if request.method not in ("POST", "PUT"):
+'''), {V: VIEWS.replace('if request.method != "POST":', 'if request.method not in ("POST", "PATCH"):', 1)
+       .replace('if request.method != "POST":', 'if request.method not in ("POST", "PUT"):', 1)})
+
+sc("codex_anchor_missing_stale", "stale_text", "codex", {V: VIEWS},
+   codex(f'''*** Update File: {V}
+@@ def order_refund(request, pk):
+-    if request.method != "POST":
++    if request.method not in ("POST", "PUT"):
+'''), "refuse")
+
+sc("codex_no_begin_end", "clean", "codex", {M: MODELS},
+   f"*** Update File: {M}\n@@ def mark_shipped(self):\n" + SHIP_HUNK, {M: SHIP_NEW})
+
+sc("codex_add_file", "clean", "codex", {M: MODELS},
+   codex("*** Add File: app/signals.py\n+from django.dispatch import receiver\n"),
+   {"app/signals.py": "from django.dispatch import receiver\n"})
+
+sc("codex_php_class_anchor_delete_method_body", "clean", "codex", {C: CONTROLLER},
+   codex(f'''*** Update File: {C}
+@@     public function delete(int $id): JsonResponse
+         $this->em->remove($product);
+         $this->em->flush();
+ 
+-        return $this->json(null, 204);
++        return new JsonResponse(null, 204);
+'''), {C: sub(CONTROLLER, "return $this->json(null, 204);", "return new JsonResponse(null, 204);")})
