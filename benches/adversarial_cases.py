@@ -1111,3 +1111,131 @@ sc("codex_php_class_anchor_delete_method_body", "clean", "codex", {C: CONTROLLER
 -        return $this->json(null, 204);
 +        return new JsonResponse(null, 204);
 '''), {C: sub(CONTROLLER, "return $this->json(null, 204);", "return new JsonResponse(null, 204);")})
+
+# ---------------------------------------------------------------- batch 3: wrong-byte hunting
+sc("blocks_shifted_search_and_wrapped_replace", "indent_shifted", "blocks", {M: MODELS},
+   block(M, '''self.total = total
+self.save(update_fields=["total"])
+''', '''if total != self.total:
+    self.total = total
+    self.save(update_fields=["total"])
+'''), {M: sub(MODELS, '''        self.total = total
+        self.save(update_fields=["total"])
+''', '''        if total != self.total:
+            self.total = total
+            self.save(update_fields=["total"])
+''')})
+
+sc("codex_all_indent_lost", "indent_shifted", "codex", {M: MODELS},
+   codex(f'''*** Update File: {M}
+@@ def recalculate(self):
+ self.total = total
+-self.save(update_fields=["total"])
++self.save(update_fields=["total", "updated_at"])
+'''), {M: sub(MODELS, 'self.save(update_fields=["total"])', 'self.save(update_fields=["total", "updated_at"])')})
+
+sc("diff_crlf_diff_on_lf_file", "crlf_file_lf_edit", "diff", {M: MODELS},
+   crlf(udiff(M, [f"@@ -{SHIP_LINE},4 +{SHIP_LINE},5 @@\n" + SHIP_HUNK])), {M: SHIP_NEW})
+
+sc("diff_context_typo_stale", "stale_text", "diff", {M: MODELS},
+   udiff(M, [f"@@ -{SHIP_LINE},4 +{SHIP_LINE},5 @@\n" + SHIP_HUNK.replace("timezone.now()", "timezone.now")]), "refuse")
+
+BOM = "\ufeff" + "import os\n\n\ndef main():\n    print(os.getcwd())\n"
+sc("blocks_bom_first_line", "clean", "blocks", {"tool.py": BOM},
+   block("tool.py", "import os\n", "import os\nimport sys\n"),
+   {"tool.py": "\ufeff" + "import os\nimport sys\n\n\ndef main():\n    print(os.getcwd())\n"})
+
+sc("diff_bom_first_line", "clean", "diff", {"tool.py": BOM},
+   udiff("tool.py", ["@@ -1,2 +1,3 @@\n import os\n+import sys\n \n"]),
+   {"tool.py": "\ufeff" + "import os\nimport sys\n\n\ndef main():\n    print(os.getcwd())\n"})
+
+sc("blocks_empty_search_existing_file_appends", "clean", "blocks", {M: MODELS},
+   block(M, "", '''
+
+class Refund(TimeStampedModel):
+    order = models.ForeignKey(Order, on_delete=models.CASCADE)
+'''), {M: MODELS + '''
+
+class Refund(TimeStampedModel):
+    order = models.ForeignKey(Order, on_delete=models.CASCADE)
+'''})
+
+sc("blocks_twin_methods_exact_unique_by_one_line", "ambiguous", "blocks", {M: MODELS},
+   block(M, '''        self.status = "shipped"
+        self.shipped_at = timezone.now()
+
+        self.save(update_fields=["status", "shipped_at"])
+''', '''        self.status = "shipped"
+        self.shipped_at = timezone.now()
+        self.save(update_fields=["status", "shipped_at"])
+'''), {M: sub(MODELS, '''        self.shipped_at = timezone.now()
+
+        self.save''', '''        self.shipped_at = timezone.now()
+        self.save''')})
+
+sc("blocks_remove_blank_line_in_function", "clean", "blocks", {M: MODELS},
+   block(M, '''        self.paid_at = timezone.now()
+
+        self.save(update_fields=["status", "paid_at"])
+''', '''        self.paid_at = timezone.now()
+        self.save(update_fields=["status", "paid_at"])
+'''), {M: sub(MODELS, '''        self.paid_at = timezone.now()
+
+        self.save''', '''        self.paid_at = timezone.now()
+        self.save''')})
+
+sc("blocks_search_blank_lines_collapsed", "stale_text", "blocks", {V: VIEWS},
+   block(V, '''    return render(request, "orders/list.html", {"orders": orders})
+
+@login_required
+def order_detail(request, pk):
+''', '''    return render(request, "orders/list.html", {"orders": orders})
+
+@login_required
+@require_GET
+def order_detail(request, pk):
+'''), "refuse")
+
+sc("codex_ws_only_change_intended", "indent_shifted", "codex", {"srv/bad.py": "def f(x):\n    if x:\n        return 1\n        return 2\n"},
+   codex('''*** Update File: srv/bad.py
+@@
+-        return 2
++    return 2
+'''), {"srv/bad.py": "def f(x):\n    if x:\n        return 1\n    return 2\n"})
+
+sc("blocks_ws_only_change_single_line", "indent_shifted", "blocks", {"srv/bad.py": "def f(x):\n    if x:\n        return 1\n        return 2\n"},
+   block("srv/bad.py", "        return 2\n", "    return 2\n"),
+   {"srv/bad.py": "def f(x):\n    if x:\n        return 1\n    return 2\n"})
+
+sc("diff_tab_file_space_diff_add_nested", "tabs_vs_spaces", "diff", {"server/server.go": TABS},
+   udiff("server/server.go", ['''@@ -19,3 +19,6 @@
+ 
+     return srv.ListenAndServe()
++    if s.timeout == 0 {
++        return nil
++    }
+ }
+''']), {"server/server.go": sub(TABS, "\treturn srv.ListenAndServe()\n", "\treturn srv.ListenAndServe()\n\tif s.timeout == 0 {\n\t\treturn nil\n\t}\n")})
+
+sc("blocks_yaml_twin_environment", "ambiguous", "blocks", {"docker-compose.yml": YAML},
+   block("docker-compose.yml", '''    environment:
+      DEBUG: "0"
+''', '''    environment:
+      DEBUG: "1"
+''', fence="yaml"), "refuse")
+
+sc("codex_yaml_anchor_twin", "ambiguous", "codex", {"docker-compose.yml": YAML},
+   codex('''*** Update File: docker-compose.yml
+@@   worker:
+     environment:
+-      DEBUG: "0"
++      DEBUG: "1"
+'''), {"docker-compose.yml": YAML[: YAML.index("  worker:")] + YAML[YAML.index("  worker:"):].replace('DEBUG: "0"', 'DEBUG: "1"')})
+
+sc("codex_yaml_anchor_web", "ambiguous", "codex", {"docker-compose.yml": YAML},
+   codex('''*** Update File: docker-compose.yml
+@@   web:
+     environment:
+-      DEBUG: "0"
++      DEBUG: "1"
+'''), {"docker-compose.yml": YAML.replace('DEBUG: "0"', 'DEBUG: "1"', 1)})
