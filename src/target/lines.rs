@@ -187,10 +187,10 @@ pub fn dominant_terminator(text: &str) -> &str {
 /// The lines of a file's text, the first one starting after a byte order mark.
 pub fn content_lines(text: &str) -> Vec<Line> {
     let mut lines = split(text);
-    if let Some(first) = lines.first_mut() {
-        if text.starts_with('\u{feff}') {
-            first.start = '\u{feff}'.len_utf8();
-        }
+    if let Some(first) = lines.first_mut()
+        && text.starts_with('\u{feff}')
+    {
+        first.start = '\u{feff}'.len_utf8();
     }
     lines
 }
