@@ -1239,3 +1239,32 @@ sc("codex_yaml_anchor_web", "ambiguous", "codex", {"docker-compose.yml": YAML},
 -      DEBUG: "0"
 +      DEBUG: "1"
 '''), {"docker-compose.yml": YAML.replace('DEBUG: "0"', 'DEBUG: "1"', 1)})
+
+# ---------------------------------------------------------------- batch 4: elision safety
+sc("blocks_elision_piece_in_other_class", "elision", "blocks", {M: MODELS},
+   block(M, '''class Order(TimeStampedModel):
+    # ... existing code ...
+    def __str__(self):
+        return self.user.get_full_name()
+''', '''class Order(TimeStampedModel):
+    # ... existing code ...
+    def __str__(self):
+        return self.display_name
+'''), "refuse")
+
+sc("blocks_elision_twin_decided_by_kept_piece", "elision", "blocks", {V: VIEWS},
+   block(V, '''def order_ship(request, pk):
+    ...
+        return JsonResponse({"error": "method not allowed"}, status=405)
+''', '''def order_ship(request, pk):
+    ...
+        return JsonResponse({"error": "method not allowed"}, status=400)
+'''), {V: VIEWS[: VIEWS.index("def order_ship")] + VIEWS[VIEWS.index("def order_ship"):].replace("status=405", "status=400")})
+
+sc("blocks_elision_trailing_addition", "elision", "blocks", {M: MODELS},
+   block(M, '''    def recalculate(self):
+# ...
+''', '''    def recalculate(self):
+# ...
+        logger.debug("recalculated")
+'''), "refuse")

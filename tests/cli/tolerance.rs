@@ -171,3 +171,14 @@ fn an_anchor_keeps_the_chunk_in_its_block_but_a_chunk_outside_every_block_is_amb
     assert_eq!((rc, code(&doc)), (1, "anchor_ambiguous"), "{doc}");
     assert_eq!(repo.text("t.py"), text);
 }
+
+#[test]
+fn a_chunk_inside_two_blocks_its_anchor_opens_is_ambiguous() {
+    let repo = Repo::new();
+    let text = "class A:\n    def f(self):\n        return 1\n\nclass B:\n    def f(self):\n        return 1\n";
+    repo.write("t.py", text).commit();
+    let input = "*** Begin Patch\n*** Update File: t.py\n@@ def f(self):\n-        return 1\n+        return 2\n*** End Patch\n";
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], input);
+    assert_eq!((rc, code(&doc)), (1, "anchor_ambiguous"), "{doc}");
+    assert_eq!(repo.text("t.py"), text);
+}

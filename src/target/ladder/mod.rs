@@ -92,8 +92,12 @@ fn within_anchor(
     if found.len() < 2 || block.anchors.is_empty() || from == 0 {
         return found;
     }
-    let end = scope::end(lines, text, from - 1);
-    let inside: Vec<Found> = found.iter().copied().filter(|f| f.first < end).collect();
+    let blocks = scope::blocks(lines, text, from - 1);
+    let inside: Vec<Found> = found
+        .iter()
+        .copied()
+        .filter(|f| blocks.iter().any(|b| b.contains(&f.first)))
+        .collect();
     if inside.len() == 1 { inside } else { found }
 }
 

@@ -1,7 +1,8 @@
 //! The block an anchor line opens, for Codex `@@ def foo` anchors: when a chunk's context
 //! matches several places after its anchor, the one place that starts inside the anchor's own
 //! block (before the next line indented no deeper than the anchor) is the one meant. That is
-//! also the first match after the anchor, the one Codex itself would take.
+//! also the first match after the anchor, the one Codex itself would take. When the anchor line
+//! occurs again later, a match inside that later block counts too (so it stays ambiguous).
 
 use crate::target::lines::Line;
 
@@ -22,6 +23,20 @@ pub fn end(lines: &[Line], text: &str, anchor: usize) -> usize {
             !body.is_empty() && indent(line) <= depth && !body.starts_with(['{', '(', ')', ']'])
         })
         .unwrap_or(lines.len())
+}
+
+/// The line ranges of the blocks opened by the anchor line at `anchor` and by every later line
+/// that reads the same (trimmed): a chunk inside two of them is still ambiguous.
+pub fn blocks(lines: &[Line], text: &str, anchor: usize) -> Vec<std::ops::Range<usize>> {
+    let trimmed = |i: usize| text[lines[i].start..lines[i].content_end].trim();
+    let Some(_) = lines.get(anchor) else {
+        return Vec::new();
+    };
+    let want = trimmed(anchor);
+    (anchor..lines.len())
+        .filter(|&i| trimmed(i) == want)
+        .map(|i| i + 1..end(lines, text, i))
+        .collect()
 }
 
 #[cfg(test)]
