@@ -1268,3 +1268,57 @@ sc("blocks_elision_trailing_addition", "elision", "blocks", {M: MODELS},
 # ...
         logger.debug("recalculated")
 '''), "refuse")
+
+# ---------------------------------------------------------------- batch 5: already applied beside a twin
+TWINS = '''def pay(order):
+    order.check()
+    order.status = "paid"
+    order.save()
+
+
+def ship(order):
+    order.check()
+    order.status = "paid"
+    order.save()
+'''
+TWINS_DONE = TWINS.replace('order.status = "paid"', 'order.status = "done"', 1)
+sc("diff_already_applied_beside_twin", "already_applied", "diff", {"flow.py": TWINS_DONE},
+   udiff("flow.py", ['''@@ -1,4 +1,4 @@
+ def pay(order):
+     order.check()
+-    order.status = "paid"
++    order.status = "done"
+     order.save()
+''']), {})
+
+sc("diff_already_applied_beside_twin_no_def", "already_applied", "diff", {"flow.py": TWINS_DONE},
+   udiff("flow.py", ['''@@ -2,3 +2,3 @@
+     order.check()
+-    order.status = "paid"
++    order.status = "done"
+     order.save()
+''']), {})
+
+sc("blocks_already_applied_beside_twin", "already_applied", "blocks", {"flow.py": TWINS_DONE},
+   block("flow.py", '''    order.check()
+    order.status = "paid"
+''', '''    order.check()
+    order.status = "done"
+'''), "refuse")
+
+sc("codex_already_applied_beside_twin", "already_applied", "codex", {"flow.py": TWINS_DONE},
+   codex('''*** Update File: flow.py
+@@
+     order.check()
+-    order.status = "paid"
++    order.status = "done"
+     order.save()
+'''), "refuse")
+
+sc("diff_twin_made_like_the_first_by_line_number", "clean", "diff", {"flow.py": TWINS_DONE},
+   udiff("flow.py", ['''@@ -8,3 +8,3 @@
+     order.check()
+-    order.status = "paid"
++    order.status = "done"
+     order.save()
+''']), {"flow.py": TWINS_DONE.replace('order.status = "paid"', 'order.status = "done"')})

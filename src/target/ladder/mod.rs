@@ -15,6 +15,7 @@
 //! and every match of its search lies inside that occurrence, or the search is absent.
 
 mod render;
+mod retry;
 mod scope;
 mod tier;
 
@@ -239,6 +240,17 @@ pub fn resolve(
     let found = within_anchor(found, block, lines, text, from);
     match found.as_slice() {
         [one] => {
+            match retry::read(file, block, one, &body, scope) {
+                retry::Reading::Match => {}
+                retry::Reading::Applied => return Ok(Resolved::already_applied()),
+                retry::Reading::Ambiguous(done) => {
+                    let mut both = [*one, done];
+                    both.sort_by_key(|f| f.first);
+                    return Err(ambiguous(&both, &ctx, trimmed).hint(
+                        "The replacement already stands at the second place: if the edit was applied there, there is nothing to do; otherwise add surrounding lines so the search matches once.",
+                    ));
+                }
+            }
             let placed = Placed {
                 file,
                 found: *one,
