@@ -10,9 +10,11 @@
 //! dropped (from the replacement too) and the rest must match once: `blank_lines`.
 //!
 //! Only the lines the block changes are written (see `render`): lines on both sides keep the
-//! file's bytes. Codex anchors restrict matches to after their lines; `at_eof` to the end of the
-//! file. A block is `already_applied` (nothing written) when its replacement occurs exactly once
-//! and every match of its search lies inside that occurrence, or the search is absent.
+//! file's bytes. Codex anchors restrict matches to after their lines (of several, the one inside
+//! the block the last anchor opens: `scope`); `at_eof` to the end of the file. A block is
+//! `already_applied` (nothing written) when its replacement occurs exactly once and every match
+//! of its search lies inside that occurrence, or the search is absent. When the replacement
+//! stands apart from the one match, a diff's line number tells a retry from a copy (`retry`).
 
 mod render;
 mod retry;
