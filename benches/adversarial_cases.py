@@ -1322,3 +1322,7 @@ sc("diff_twin_made_like_the_first_by_line_number", "clean", "diff", {"flow.py": 
 +    order.status = "done"
      order.save()
 ''']), {"flow.py": TWINS_DONE.replace('order.status = "paid"', 'order.status = "done"')})
+
+sc("codex_in_prose_reply", "clean", "codex", {M: MODELS},
+   "I'll notify the customer on shipping:\n\n```\n" + codex(f"*** Update File: {M}\n@@ def mark_shipped(self):\n" + SHIP_HUNK)
+   + "```\n\nThis calls `notify_customer` after the timestamp.\n", {M: SHIP_NEW})

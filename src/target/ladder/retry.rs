@@ -31,7 +31,7 @@ pub fn read(
     scope: Scope,
 ) -> Reading {
     let script = body.script(Tier::TrailingWhitespace);
-    let context = script.iter().any(|s| *s == Side::Both);
+    let context = script.contains(&Side::Both);
     if body.new.len() < 2 || !context || script.iter().all(|s| *s == Side::Both) {
         return Reading::Match;
     }
