@@ -6,9 +6,10 @@
 
 use crate::target::lines::Line;
 
-/// Index of the first line after `anchor` that closes its block: a non-blank line indented no
+/// Index of the first line after `anchor` that is past its block: a non-blank line indented no
 /// deeper than the anchor line, except opening brackets and closing parentheses on their own
-/// line (`{` of an Allman-style body, `) {` or `):` ending a wrapped signature).
+/// line (`{` of an Allman-style body, `) {` or `):` ending a wrapped signature); a closing `}`
+/// at that depth still belongs to the block.
 pub fn end(lines: &[Line], text: &str, anchor: usize) -> usize {
     let content = |i: usize| &text[lines[i].start..lines[i].content_end];
     let indent = |s: &str| s.len() - s.trim_start().len();
@@ -16,13 +17,17 @@ pub fn end(lines: &[Line], text: &str, anchor: usize) -> usize {
         return lines.len();
     };
     let depth = indent(&text[first.start..first.content_end]);
-    (anchor + 1..lines.len())
-        .find(|&i| {
-            let line = content(i);
-            let body = line.trim_start();
-            !body.is_empty() && indent(line) <= depth && !body.starts_with(['{', '(', ')', ']'])
-        })
-        .unwrap_or(lines.len())
+    let close = (anchor + 1..lines.len()).find(|&i| {
+        let line = content(i);
+        let body = line.trim_start();
+        !body.is_empty() && indent(line) <= depth && !body.starts_with(['{', '(', ')', ']'])
+    });
+    match close {
+        // A closing brace at the anchor's depth is the block's own last line.
+        Some(i) if content(i).trim_start().starts_with('}') => i + 1,
+        Some(i) => i,
+        None => lines.len(),
+    }
 }
 
 /// The line ranges of the blocks opened by the anchor line at `anchor` and by every later line
@@ -58,6 +63,6 @@ mod tests {
     #[test]
     fn an_allman_brace_body_ends_at_its_closing_brace() {
         let text = "    public function f(\n        int $a,\n    ): int\n    {\n        return $a;\n    }\n    public function g()\n";
-        assert_eq!(close(text, 0), 5);
+        assert_eq!(close(text, 0), 6);
     }
 }
