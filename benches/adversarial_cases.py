@@ -1326,3 +1326,13 @@ sc("diff_twin_made_like_the_first_by_line_number", "clean", "diff", {"flow.py": 
 sc("codex_in_prose_reply", "clean", "codex", {M: MODELS},
    "I'll notify the customer on shipping:\n\n```\n" + codex(f"*** Update File: {M}\n@@ def mark_shipped(self):\n" + SHIP_HUNK)
    + "```\n\nThis calls `notify_customer` after the timestamp.\n", {M: SHIP_NEW})
+
+PAD = "".join(f"\n\ndef helper_{i}():\n    return {i}\n" for i in range(10))
+FAR = TWINS_DONE.replace("\n\ndef ship", PAD + "\n\ndef ship")
+sc("diff_retry_far_from_its_line_number", "already_applied", "diff", {"flow.py": FAR},
+   udiff("flow.py", ['''@@ -20,3 +20,3 @@
+     order.check()
+-    order.status = "paid"
++    order.status = "done"
+     order.save()
+''']), "refuse")

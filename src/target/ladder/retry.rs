@@ -10,6 +10,9 @@ use crate::target::lines::FileText;
 use super::render::Body;
 use super::tier::{Found, Scope, Tier, find_all};
 
+/// How far (in lines) a retry's occurrence may stand from the line number it carries.
+const NEAR: usize = 10;
+
 /// What the block's replacement standing elsewhere means.
 pub enum Reading {
     /// Apply at the match (no such occurrence, or the line number points at the match).
@@ -43,9 +46,12 @@ pub fn read(
         None => Reading::Ambiguous(done),
         Some(hint) => {
             let distance = |f: &Found| (f.first + 1).abs_diff(hint);
-            match distance(&done) < distance(one) {
-                true => Reading::Applied,
-                false => Reading::Match,
+            let (to_done, to_match) = (distance(&done), distance(one));
+            // A retry carries the line numbers of the place it was applied at: near them.
+            match (to_done < to_match, to_done <= NEAR) {
+                (false, _) => Reading::Match,
+                (true, true) => Reading::Applied,
+                (true, false) => Reading::Ambiguous(done),
             }
         }
     }
