@@ -98,9 +98,12 @@ pub fn parse(input: &str) -> Result<Plan> {
                     true => {
                         elided_pieces(&lines[i + 1..dividers[0]], &lines[dividers[0] + 1..tail])
                     }
-                    false => vec![side(dividers[0])],
+                    false => {
+                        let (search, replace) = side(dividers[0]);
+                        vec![(search, replace, Vec::new())]
+                    }
                 };
-                for (search, replace) in pieces {
+                for (search, replace, anchors) in pieces {
                     ops.push(Op {
                         path: PathSpec {
                             raw: path.clone(),
@@ -116,6 +119,7 @@ pub fn parse(input: &str) -> Result<Plan> {
                             search,
                             replace,
                             readings: readings.clone(),
+                            anchors,
                             ..Block::default()
                         }),
                     });
@@ -137,20 +141,52 @@ pub fn parse(input: &str) -> Result<Plan> {
     })
 }
 
-/// Aider's `...` elision: when SEARCH and REPLACE both contain lines that are only `...`, as
-/// many in each, the pieces between them pair up and apply as separate blocks (so each piece
-/// must match once on its own). Pieces that are the same on both sides change nothing and are
-/// dropped. Otherwise the block is taken whole.
-fn elided_pieces(search: &[&str], replace: &[&str]) -> Vec<(String, String)> {
-    let is_dots = |l: &&str| l.trim() == "...";
-    let cut = |lines: &[&str]| -> Vec<String> {
-        lines.split(is_dots).map(|piece| piece.concat()).collect()
-    };
-    let (s, r) = (cut(search), cut(replace));
+/// Aider's `...` elision: when SEARCH and REPLACE both contain elision lines (see
+/// [`is_elision`]), as many in each, the pieces between them pair up and apply as separate
+/// blocks. Pieces that are the same on both sides change nothing and are dropped, but every
+/// piece stays evidence: the lines of the SEARCH pieces before a piece are its anchors (they
+/// must occur in order before it, and the block its last line opens decides between twins).
+/// Otherwise the block is taken whole.
+fn elided_pieces(search: &[&str], replace: &[&str]) -> Vec<(String, String, Vec<String>)> {
+    let is_dots = |l: &&str| is_elision(l);
+    let (s, r): (Vec<&[&str]>, Vec<&[&str]>) = (
+        search.split(is_dots).collect(),
+        replace.split(is_dots).collect(),
+    );
     if s.len() == 1 || s.len() != r.len() {
-        return vec![(search.concat(), replace.concat())];
+        return vec![(search.concat(), replace.concat(), Vec::new())];
     }
-    s.into_iter().zip(r).filter(|(a, b)| a != b).collect()
+    let mut before: Vec<String> = Vec::new();
+    let mut pieces = Vec::new();
+    for (old, new) in s.into_iter().zip(r) {
+        let (old_text, new_text) = (old.concat(), new.concat());
+        if old_text != new_text {
+            // An empty piece has no place of its own: not right after its anchors (refused).
+            let anchors = if old_text.trim().is_empty() {
+                Vec::new()
+            } else {
+                before.clone()
+            };
+            pieces.push((old_text, new_text, anchors));
+        }
+        let lines = old.iter().map(|l| l.trim()).filter(|l| !l.is_empty());
+        before.extend(lines.map(str::to_owned));
+    }
+    pieces
+}
+
+/// An elision line: `...` (or `…`) alone, or a comment that starts with it, as agents write
+/// `# ... existing code ...` or `// ... rest of the method`.
+fn is_elision(line: &str) -> bool {
+    let dots = |s: &str| s.starts_with("...") || s.starts_with('\u{2026}');
+    let line = line.trim();
+    if line == "..." || line == "\u{2026}" {
+        return true;
+    }
+    let body = ["#", "//", "/*", "<!--", "--", ";"]
+        .iter()
+        .find_map(|leader| line.strip_prefix(leader));
+    body.is_some_and(|rest| dots(rest.trim_start()))
 }
 
 fn stray_tail(index: usize, last: Option<(usize, usize)>) -> Error {
@@ -297,11 +333,19 @@ mod tests {
                 search: b.search.clone(),
                 replace: b.replace.clone(),
                 readings: b.readings.clone(),
+                anchors: b.anchors.clone(),
                 ..Block::default()
             };
             assert_eq!(b, plain);
             let line = op.origin.input_line.expect("a line");
-            format!("{}@{line}: {:?} => {:?}", op.path.raw, b.search, b.replace)
+            let after = match b.anchors.is_empty() {
+                true => String::new(),
+                false => format!(" after {:?}", b.anchors),
+            };
+            format!(
+                "{}@{line}: {:?} => {:?}{after}",
+                op.path.raw, b.search, b.replace
+            )
         };
         plan.ops.into_iter().enumerate().map(show).collect()
     }
@@ -467,7 +511,7 @@ mod tests {
         let input = "a.py\n```\n<<<<<<< SEARCH\ndef f():\n...\n    return 1\n=======\ndef f():\n...\n    return 2\n>>>>>>> REPLACE\n```\n";
         assert_eq!(
             blocks(input),
-            [r#"a.py@3: "    return 1\n" => "    return 2\n""#]
+            [r#"a.py@3: "    return 1\n" => "    return 2\n" after ["def f():"]"#]
         );
     }
 

@@ -72,7 +72,15 @@ impl Dialect {
             (Some(b), Some(d)) if d < b => Some(Dialect::Diff),
             (Some(_), _) => Some(Dialect::Blocks),
             (None, Some(_)) => Some(Dialect::Diff),
-            (None, None) => None,
+            // A Codex file section without its `*** Begin Patch` envelope.
+            (None, None) => lines
+                .iter()
+                .any(|l| {
+                    ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
+                        .iter()
+                        .any(|h| l.starts_with(h))
+                })
+                .then_some(Dialect::Codex),
         }
     }
 }

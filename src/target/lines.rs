@@ -184,6 +184,17 @@ pub fn dominant_terminator(text: &str) -> &str {
         .unwrap_or("\n")
 }
 
+/// The lines of a file's text, the first one starting after a byte order mark.
+pub fn content_lines(text: &str) -> Vec<Line> {
+    let mut lines = split(text);
+    if let Some(first) = lines.first_mut()
+        && text.starts_with('\u{feff}')
+    {
+        first.start = '\u{feff}'.len_utf8();
+    }
+    lines
+}
+
 /// A file's text and the line facts its edits need, each computed once on first use and
 /// shared by every edit of the file (a plan of many blocks splits the file once, not per block).
 pub struct FileText<'a> {
@@ -203,15 +214,16 @@ impl<'a> FileText<'a> {
         }
     }
 
+    /// The lines; a byte order mark is no part of the first one (edits match and write after it).
     pub fn lines(&self) -> &[Line] {
-        self.lines.get_or_init(|| split(self.text))
+        self.lines.get_or_init(|| content_lines(self.text))
     }
 
     /// The loosest comparison form of every line (the ladder's prefilter).
     pub fn keys(&self) -> &[std::borrow::Cow<'a, str>] {
         self.keys.get_or_init(|| {
             let text = self.text;
-            let lines = self.lines.get_or_init(|| split(text));
+            let lines = self.lines.get_or_init(|| content_lines(text));
             lines
                 .iter()
                 .map(|l| crate::target::ladder::line_key(&text[l.start..l.content_end]))

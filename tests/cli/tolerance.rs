@@ -129,3 +129,56 @@ fn a_new_file_of_mode_100755_is_executable() {
     assert!(executable(&repo, "tool.sh"));
     assert_eq!(repo.text("tool.sh"), "echo tool\n");
 }
+
+#[test]
+fn a_byte_order_mark_copied_into_the_search_still_matches_and_stays_once() {
+    let repo = Repo::new();
+    repo.write("t.py", "\u{feff}import os\n\nprint(1)\n")
+        .commit();
+    let input = block(
+        "t.py",
+        "\u{feff}import os\n",
+        "\u{feff}import os\nimport sys\n",
+    );
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &input);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(matched_by(&doc), ["exact"]);
+    assert_eq!(
+        repo.text("t.py"),
+        "\u{feff}import os\nimport sys\n\nprint(1)\n"
+    );
+}
+
+#[test]
+fn an_anchor_keeps_the_chunk_in_its_block_but_a_chunk_outside_every_block_is_ambiguous() {
+    let repo = Repo::new();
+    let text = "def a():\n    x = 1\n\ndef b():\n    x = 1\n\ndef c():\n    x = 1\n";
+    repo.write("t.py", text).commit();
+    let patch = |anchor: &str| {
+        format!(
+            "*** Begin Patch\n*** Update File: t.py\n@@ {anchor}\n-    x = 1\n+    x = 2\n*** End Patch\n"
+        )
+    };
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &patch("def b():"));
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        repo.text("t.py"),
+        "def a():\n    x = 1\n\ndef b():\n    x = 2\n\ndef c():\n    x = 1\n"
+    );
+    repo.write("t.py", text);
+    // `x = 1` of a() is not after the anchor; b() and c() both are, and neither is inside it.
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &patch("    x = 1"));
+    assert_eq!((rc, code(&doc)), (1, "anchor_ambiguous"), "{doc}");
+    assert_eq!(repo.text("t.py"), text);
+}
+
+#[test]
+fn a_chunk_inside_two_blocks_its_anchor_opens_is_ambiguous() {
+    let repo = Repo::new();
+    let text = "class A:\n    def f(self):\n        return 1\n\nclass B:\n    def f(self):\n        return 1\n";
+    repo.write("t.py", text).commit();
+    let input = "*** Begin Patch\n*** Update File: t.py\n@@ def f(self):\n-        return 1\n+        return 2\n*** End Patch\n";
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], input);
+    assert_eq!((rc, code(&doc)), (1, "anchor_ambiguous"), "{doc}");
+    assert_eq!(repo.text("t.py"), text);
+}

@@ -163,6 +163,47 @@ fn opener(text: &str) -> Option<&str> {
     valid.then_some(word)
 }
 
+/// A patch quoted in a reply: the one `*** Begin Patch` ... `*** End Patch` among prose and
+/// fences (what stands outside is ignored, but not a shell command); or, without markers at
+/// all, a reply that starts with a file section (`*** Update File: ...`), up to an
+/// `*** End Patch` or its end.
+fn quoted<'s, 'a>(lines: &'s [Line<'a>]) -> Option<(&'s [Line<'a>], usize)> {
+    let is = |l: &Line<'_>, marker: &str| l.text.trim() == marker;
+    let begins: Vec<usize> = (0..lines.len()).filter(|&i| is(&lines[i], BEGIN)).collect();
+    // A shell command before the patch (`cd sub && apply_patch <<'EOF'`) may move where its
+    // paths point: no prose.
+    let shell = |l: &Line<'_>| {
+        let t = l.text.trim_start();
+        t.contains("<<")
+            || t.contains("apply_patch")
+            || t.contains("applypatch")
+            || t.starts_with("cd ")
+    };
+    if lines[..begins.first().copied().unwrap_or(0)]
+        .iter()
+        .any(shell)
+    {
+        return None;
+    }
+    match begins.as_slice() {
+        [begin] => {
+            let end = (begin + 1..lines.len()).find(|&i| is(&lines[i], END))?;
+            Some((&lines[begin + 1..end], lines[end].no))
+        }
+        [] => {
+            let first = lines.first()?.text;
+            let section = ["*** Update File: ", "*** Add File: ", "*** Delete File: "];
+            if !section.iter().any(|h| first.starts_with(h)) {
+                return None;
+            }
+            let end = (0..lines.len()).find(|&i| is(&lines[i], END));
+            let body = &lines[..end.unwrap_or(lines.len())];
+            Some((body, lines[end.unwrap_or(lines.len() - 1)].no))
+        }
+        _ => None,
+    }
+}
+
 /// Strips the wrapper and the Begin/End markers: the body lines and the `*** End Patch` line.
 fn envelope<'s, 'a>(lines: &'s [Line<'a>]) -> Result<(&'s [Line<'a>], usize)> {
     let mut lines = trim_blank(lines);
@@ -182,6 +223,11 @@ fn envelope<'s, 'a>(lines: &'s [Line<'a>]) -> Result<(&'s [Line<'a>], usize)> {
     let Some(first) = lines.first() else {
         return Err(Error::malformed("the patch is empty"));
     };
+    if first.text.trim() != BEGIN
+        && let Some(quoted) = quoted(lines)
+    {
+        return Ok(quoted);
+    }
     if first.text.trim() != BEGIN {
         let message = format!(
             "the patch must start with `{BEGIN}`, not `{}`",

@@ -135,12 +135,20 @@ fn heredoc_shell_and_fence_wrappers_are_stripped() {
 
 #[test]
 fn errors_name_the_line() {
-    let (code, line, _) = err("hello\n*** Begin Patch\n*** Delete File: a\n*** End Patch");
+    let (code, line, _) = err("hello\n*** Begin Patch\n*** Delete File: a\n*** Delete File: b");
     assert_eq!(
         (code, line),
         (Code::PlanMalformed, Some(1)),
         "must start with Begin"
     );
+    // Prose around one whole envelope is a reply quoting the patch.
+    let ops =
+        ok("Here it is:\n\n```\n*** Begin Patch\n*** Delete File: a\n*** End Patch\n```\nDone.\n");
+    assert_eq!(labels(&ops), ["files[0] (line 5)"]);
+    let (code, _, _) = err(
+        "git -C sub apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF\n",
+    );
+    assert_eq!(code, Code::PlanMalformed);
     let cases = [
         ("*** Delete File: a\n\n", 2, "ends without"),
         ("*** Delete File: a\n*** End Patch\nmore", 4, "text after"),

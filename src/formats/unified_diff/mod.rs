@@ -326,13 +326,20 @@ fn op(path: &str, (list, index, at): (&'static str, usize, usize), kind: OpKind)
     Op { path, origin, kind }
 }
 
-/// `@@ -l,s +l,s @@ section` → the old and new `(line, count)`; a bare `@@` → `None`.
+/// `@@ -l,s +l,s @@ section` → the old and new `(line, count)`; a bare `@@` (or `@@ ... @@`)
+/// → `None`.
 fn hunk_header(line: &str, at: usize) -> Result<Option<[(usize, usize); 2]>> {
     if line.starts_with("@@@") {
         return Err(unsupported(at, "combined (merge) diffs"));
     }
     let rest = line.trim_start_matches('@').trim();
-    if rest.is_empty() || rest == "@@" {
+    // `@@ ... @@`: an agent that left the numbers out, as a bare `@@`.
+    let elided = rest
+        .trim_end_matches('@')
+        .trim()
+        .chars()
+        .all(|c| matches!(c, '.' | '\u{2026}'));
+    if rest.is_empty() || rest == "@@" || elided {
         return Ok(None);
     }
     let range = |text: &str| match text.split_once(',') {

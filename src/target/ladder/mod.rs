@@ -10,11 +10,15 @@
 //! dropped (from the replacement too) and the rest must match once: `blank_lines`.
 //!
 //! Only the lines the block changes are written (see `render`): lines on both sides keep the
-//! file's bytes. Codex anchors restrict matches to after their lines; `at_eof` to the end of the
-//! file. A block is `already_applied` (nothing written) when its replacement occurs exactly once
-//! and every match of its search lies inside that occurrence, or the search is absent.
+//! file's bytes. Codex anchors restrict matches to after their lines (of several, the one inside
+//! the block the last anchor opens: `scope`); `at_eof` to the end of the file. A block is
+//! `already_applied` (nothing written) when its replacement occurs exactly once and every match
+//! of its search lies inside that occurrence, or the search is absent. When the replacement
+//! stands apart from the one match, a diff's line number tells a retry from a copy (`retry`).
 
 mod render;
+mod retry;
+mod scope;
 mod tier;
 
 use std::borrow::Cow;
@@ -77,6 +81,27 @@ fn after_anchors(block: &Block, lines: &[Line], text: &str, ctx: &Ctx<'_>) -> Re
         };
     }
     Ok(from)
+}
+
+/// Of several matches after a Codex anchor, the only one that starts inside the block the
+/// last anchor line opens (see `scope`); otherwise all of them, for `anchor_ambiguous`.
+fn within_anchor(
+    found: Vec<Found>,
+    block: &Block,
+    lines: &[Line],
+    text: &str,
+    from: usize,
+) -> Vec<Found> {
+    if found.len() < 2 || block.anchors.is_empty() || from == 0 {
+        return found;
+    }
+    let blocks = scope::blocks(lines, text, from - 1);
+    let inside: Vec<Found> = found
+        .iter()
+        .copied()
+        .filter(|f| blocks.iter().any(|b| b.contains(&f.first)))
+        .collect();
+    if inside.len() == 1 { inside } else { found }
 }
 
 fn missing_error(ctx: &Ctx<'_>, text: &str, wanted: &str, why: &str) -> Error {
@@ -214,8 +239,20 @@ pub fn resolve(
     if already_applied(file, &found, &body, scope) {
         return Ok(Resolved::already_applied());
     }
+    let found = within_anchor(found, block, lines, text, from);
     match found.as_slice() {
         [one] => {
+            match retry::read(file, block, one, &body, scope) {
+                retry::Reading::Match => {}
+                retry::Reading::Applied => return Ok(Resolved::already_applied()),
+                retry::Reading::Ambiguous(done) => {
+                    let mut both = [*one, done];
+                    both.sort_by_key(|f| f.first);
+                    return Err(ambiguous(&both, &ctx, trimmed).hint(
+                        "The replacement already stands at the second place: if the edit was applied there, there is nothing to do; otherwise add surrounding lines so the search matches once.",
+                    ));
+                }
+            }
             let placed = Placed {
                 file,
                 found: *one,

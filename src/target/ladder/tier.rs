@@ -67,9 +67,10 @@ impl SideLine<'_> {
     }
 }
 
-/// The lines of a block side (a final terminator does not start another line).
+/// The lines of a block side (a final terminator does not start another line; a byte order
+/// mark is no part of the first).
 pub fn side_lines(text: &str) -> Vec<SideLine<'_>> {
-    crate::target::lines::split(text)
+    crate::target::lines::content_lines(text)
         .iter()
         .map(|l| SideLine {
             text: &text[l.start..l.content_end],
