@@ -196,9 +196,8 @@ pub fn find<'i>(
     };
     match target {
         Target::Symbol(symbol) => {
-            // Every structure the name could mean counts: an exact qualified name does not
-            // win over a method or a local of the same name (the caller must choose). Each
-            // spelling of the name (`lang::notation`) is tried in turn.
+            // Every structure a spelling of the name (`lang::notation`) could mean counts: an
+            // exact qualified name does not win over a method of the same name.
             let what = format!("symbol='{symbol}'");
             for form in symbol_forms(symbol, text) {
                 let found: Vec<(&Item, &'static str)> = items
