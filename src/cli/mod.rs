@@ -148,11 +148,18 @@ impl Command {
             | Command::Instructions
             | Command::Man(_)
             | Command::Completions(_) => true,
+            Command::Hook(_) => true,
+            _ => self.shows_diff(),
+        }
+    }
+
+    /// Whether the command prints a diff (`--diff`): the only text `--color always` colours.
+    fn shows_diff(&self) -> bool {
+        match self {
             Command::Edit(a) => a.write.diff,
             Command::Patch(a) => a.write.diff,
             Command::Apply(a) => a.write.diff,
             Command::Undo(a) => a.write.diff,
-            Command::Hook(_) => true,
             _ => false,
         }
     }
@@ -213,14 +220,13 @@ pub fn run_with_input(
         Command::Capabilities => Ok(info::capabilities()),
         Command::Instructions => Ok(info::instructions()),
         Command::Hook(args) => hook::run(&ws, args),
-        Command::Man(args) => help::man(args),
-        Command::Completions(args) => Ok(help::completions(args)),
+        Command::Man(_) | Command::Completions(_) => unreachable!("answered before discovery"),
         Command::Recover(args) => recover::run(&ws, args),
         Command::Mcp(_) => Err(usage_error("`mcp` is served from the command line only")),
     };
     let result = result.map(|(mut report, more)| {
         recovered.extend(more);
-        if cli.color == Some(Color::Always) && cli.command.prefers_text() {
+        if cli.color == Some(Color::Always) && cli.command.shows_diff() {
             report.text = output::colored_diff(&report.text);
         }
         report

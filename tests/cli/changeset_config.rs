@@ -146,3 +146,19 @@ fn color_is_accepted_everywhere_and_colours_only_when_always() {
     assert_eq!((rc, code(&doc)), (2, "usage"), "{doc}");
     assert_eq!(repo.text("config.yaml"), CONFIG);
 }
+
+/// `--color always` colours diffs only: prose, pages and scripts stay plain text.
+#[test]
+fn color_always_leaves_text_that_is_not_a_diff_plain() {
+    let repo = Repo::new();
+    for args in [
+        &["--color", "always", "instructions"][..],
+        &["--color", "always", "completions", "bash"],
+        &["--color", "always", "man"],
+    ] {
+        let out = repo.run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains('\u{1b}'), "{args:?} coloured: {text}");
+    }
+}
