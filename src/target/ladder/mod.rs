@@ -299,10 +299,12 @@ fn readings(block: &Block, file: &FileText<'_>, ctx: &Ctx<'_>, exact: bool) -> R
             }
         }
     }
-    // A reading that matches with a longer SEARCH part holds the shorter ones (a SEARCH part
-    // cut at an earlier `=======` is a prefix of it): the longest one is the evidence.
-    let longest = matched.iter().map(|m| m.0).max().unwrap_or(0);
-    matched.retain(|m| m.0 == longest);
+    // A reading that really matches beats one that finds its edit already made; among those, a
+    // longer SEARCH part holds the shorter ones (a SEARCH part cut at an earlier `=======` is a
+    // prefix of it): the longest one is the evidence.
+    let rank = |m: &(usize, usize, Resolved)| (m.2.matched_by != "already_applied", m.0);
+    let best = matched.iter().map(rank).max();
+    matched.retain(|m| Some(rank(m)) == best);
     if matched.len() > 1 {
         let which: Vec<usize> = matched.iter().map(|(_, n, _)| n + 1).collect();
         return Err(Error::new(

@@ -336,3 +336,32 @@ fn retried_appends_and_anchored_insertions_are_already_applied() {
         ))
     );
 }
+
+/// Of a block's divider readings, one that really matches wins over a longer one that only
+/// finds its replacement already standing in the file.
+#[test]
+fn a_matching_reading_beats_an_already_applied_one() {
+    let block = Block {
+        search: "A\n".into(),
+        replace: "B\n=======\nC\n".into(),
+        readings: vec![("A\n=======\nB\n".into(), "C\n".into())],
+        ..Block::default()
+    };
+    let text = "A\nx\nC\n";
+    let r = resolve(
+        &block,
+        &FileText::new(text),
+        "f",
+        0,
+        "blocks[0]",
+        Digest::of(b""),
+        false,
+    )
+    .map_err(|e| e.code.as_str());
+    let r = r.expect("the first reading matches");
+    assert_eq!(r.matched_by, "exact");
+    assert_eq!(
+        String::from_utf8_lossy(&crate::plan::splice::apply(text.as_bytes(), &r.splices)),
+        "B\n=======\nC\nx\nC\n"
+    );
+}
