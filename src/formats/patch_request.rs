@@ -134,15 +134,17 @@ fn target(wire: TargetWire) -> Result<(Target, Option<Digest>)> {
 }
 
 /// The fields each operation takes besides `type`; any other field contradicts the operation.
-fn op_fields(kind: &str) -> &'static [&'static str] {
-    match kind {
+/// `None` for an operation this build does not know (`operation` refuses it as unsupported).
+fn op_fields(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
         "replace" | "set_line" | "replace_lines" | "replace_range" | "insert" => &["new_text"],
         "insert_before" | "insert_after" | "insert_after_line" | "line_insert_after" => {
             &["new_text", "text"]
         }
         "scoped_regex" => &["pattern", "replacement"],
-        _ => &[],
-    }
+        "delete" => &[],
+        _ => return None,
+    })
 }
 
 fn check_fields(wire: &OpWire) -> Result<()> {
@@ -152,7 +154,9 @@ fn check_fields(wire: &OpWire) -> Result<()> {
         ("pattern", wire.pattern.is_some()),
         ("replacement", wire.replacement.is_some()),
     ];
-    let allowed = op_fields(&wire.kind);
+    let Some(allowed) = op_fields(&wire.kind) else {
+        return Ok(());
+    };
     if let Some((field, _)) = given.iter().find(|(f, on)| *on && !allowed.contains(f)) {
         return Err(malformed(format!(
             "operation `{}` takes no `{field}`: drop it, or choose the operation that uses it",

@@ -261,3 +261,16 @@ fn a_changeset_whose_target_changed_since_it_was_built_is_precondition_failed() 
     assert_eq!(doc["error"]["type"], "precondition_failed", "{doc}");
     assert_eq!(repo.text("c.json"), mutated);
 }
+
+/// An operation this build does not know is `plan_unsupported`, whatever fields it carries
+/// (the field check is for the operations it knows).
+#[test]
+fn an_unknown_patch_operation_is_unsupported_even_with_fields() {
+    let repo = Repo::new();
+    repo.write("a.py", "def f():\n    return 1\n").commit();
+    let request = r#"{"command":"patch","file":"a.py","target":{"type":"symbol","name":"f"},"op":{"type":"bogus","new_text":"x"}}"#;
+    let (rc, doc) = repo.json_stdin(&["patch", "--json"], request);
+    assert_ne!(rc, 0);
+    assert_eq!(crate::common::code(&doc), "plan_unsupported", "{doc}");
+    assert_eq!(repo.text("a.py"), "def f():\n    return 1\n");
+}
