@@ -188,10 +188,11 @@ impl Server {
             Ok(ws) => ws,
             Err(e) => return answer(&command, Err(e), &[]),
         };
-        if let Err(e) = self.session.check(&ws, &call.touches) {
+        // A pinned call is checked by the engine, under the file's lock; any other here.
+        let pinned = self.pin_read(&ws, &mut call);
+        if !pinned && let Err(e) = self.session.check(&ws, &call.touches) {
             return answer(&command, Err(e), &[]);
         }
-        let pinned = self.pin_read(&ws, &mut call);
         let mut argv = vec!["git-identedit".to_owned(), "--format=json".to_owned()];
         argv.extend(call.argv.iter().cloned());
         let cli = match Cli::try_parse_from(&argv) {
