@@ -125,7 +125,9 @@ fn conflict(
 }
 
 fn prepare_file(plan: &Plan, g: &Group, options: &Options) -> Result<FileChange> {
-    let first = &plan.ops[g.ops[0]];
+    // A file's content operation decides how it is prepared, whatever the order of its mode.
+    let lead = super::mode::content_ops(plan, &g.ops).first().copied();
+    let first = &plan.ops[lead.unwrap_or(g.ops[0])];
     let located = |e: Error| {
         e.at(&first.origin.label())
             .detail("pointer", first.origin.pointer())

@@ -57,6 +57,8 @@ fn absent(path: &Path) -> bool {
 /// died after its last rename, before its commit point): it is rolled forward.
 pub fn completed(record: &Record) -> bool {
     record.entries.iter().all(|e| match e.action {
+        // A mode-only change keeps the bytes: they cannot tell it was published.
+        Action::Modified if e.after == e.before => false,
         Action::Modified | Action::Created => e.after.is_some() && digest_of(&e.target) == e.after,
         Action::Deleted => absent(&e.target),
         Action::Unchanged => true,
@@ -110,8 +112,9 @@ fn undo_entry(entry: &Entry) -> Restored {
     };
     let outcome = match entry.action {
         Action::Modified => {
-            let published =
-                current.is_some() && current == entry.after && entry.after != entry.before;
+            // Also a mode-only change (same bytes): putting the pre-image back restores its
+            // mode, and is a no-op when the file was never swapped (the same inode).
+            let published = current.is_some() && current == entry.after;
             match backup {
                 Some(backup) if published => return put(backup),
                 _ if current.is_some() && current == entry.before => "untouched",

@@ -182,3 +182,30 @@ fn a_chunk_inside_two_blocks_its_anchor_opens_is_ambiguous() {
     assert_eq!((rc, code(&doc)), (1, "anchor_ambiguous"), "{doc}");
     assert_eq!(repo.text("t.py"), text);
 }
+
+/// A mode-only change in a transaction killed part-way is rolled back with the rest: the
+/// bytes never differ, so the mode tells, and the old mode comes back with the other files.
+#[test]
+fn a_killed_mode_only_change_is_rolled_back_with_the_rest() {
+    use std::os::unix::process::ExitStatusExt;
+    let diff = "diff --git a/a.sh b/a.sh\nold mode 100644\nnew mode 100755\n\
+                diff --git a/b.txt b/b.txt\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-one\n+two\n";
+    for step in ["after_stage", "after_backup", "after_first_rename"] {
+        let repo = Repo::new();
+        repo.write("a.sh", "echo hi\n")
+            .write("b.txt", "one\n")
+            .commit();
+        let out = crate::common::run_with_stdin(
+            repo.cmd()
+                .args(["apply", "-", "--format", "json"])
+                .env("IDENTEDIT_FAILPOINT", step),
+            diff,
+        );
+        assert_eq!(out.status.signal(), Some(9), "{step}: {out:?}");
+        let (rc, doc) = repo.json(&["capabilities"]);
+        assert_eq!(rc, 0, "{doc}");
+        assert_eq!(repo.text("b.txt"), "one\n", "{step}");
+        assert!(!executable(&repo, "a.sh"), "{step}: the new mode stayed");
+        assert_eq!(repo.text("a.sh"), "echo hi\n");
+    }
+}
