@@ -256,8 +256,7 @@ pub fn guard(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Vec<Ap
     let mut mode = || *setting.get_or_insert_with(|| configured_mode(ws));
     // Files the gate checked on regions carry the regions' declarations (or none when a
     // region held public ones: those files are read whole here).
-    let considered: Vec<&FileChange> = files.iter().collect();
-    let mut changes = declared_changes(&considered)?;
+    let mut changes = declared_changes(files)?;
     if changes.is_empty() || mode() == Mode::Off {
         return Ok(Vec::new());
     }
@@ -273,7 +272,7 @@ pub fn guard(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Vec<Ap
 
 /// The API changes of the whole plan. Declarations are compared across the plan's files, so
 /// a class moved to another file (a file move, or cut and paste) is not a removal.
-fn declared_changes(files: &[&FileChange]) -> Result<Vec<ApiChange>> {
+fn declared_changes(files: &[FileChange]) -> Result<Vec<ApiChange>> {
     let (mut before, mut after) = (Vec::new(), Vec::new());
     let mut paths: BTreeMap<String, String> = BTreeMap::new();
     for file in files.iter().filter(|f| f.action != Action::Unchanged) {

@@ -31,7 +31,6 @@ pub struct Clean {
     /// `None` when a nested region holds public declarations, whose names it cannot know
     /// (the API guard then reads the file).
     pub declarations: Option<Declarations>,
-    pub parsed_bytes: usize,
 }
 
 /// One parsed region of one version.
@@ -110,7 +109,6 @@ pub fn check(
             after: Vec::new(),
             after_clean: true,
         }),
-        parsed_bytes: 0,
     };
     let mut covered = 0;
     for cluster in clusters(ranges) {
@@ -224,7 +222,6 @@ fn record(
     clean
         .items_after
         .extend(outline_near(provider, &new.tree, &new.bytes, &new_local));
-    clean.parsed_bytes += old.bytes.len() + new.bytes.len();
     let read = |p: &Parsed| -> Vec<Declaration> {
         symbols::declarations(provider, &p.tree, &p.bytes).unwrap_or_default()
     };
