@@ -6,8 +6,8 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use git_identedit::formats::{blocks, changeset, codex, plan_json, request, unified_diff};
+use git_identedit::locate::config::path::ConfigPath;
 use git_identedit::plan::{LineAnchor, Occurrence, OpKind, Plan};
-use git_identedit::target::config::path::ConfigPath;
 use serde_json::json;
 
 fn blocks_of(plan: &Plan) -> Vec<(String, String, String)> {

@@ -9,8 +9,8 @@ use super::flags::WriteFlags;
 use crate::error::{Error, Result};
 use crate::formats::{self, Dialect};
 use crate::report::Report;
-use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {

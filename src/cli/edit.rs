@@ -8,8 +8,8 @@ use super::flags::{FindFlags, WriteFlags};
 use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::report::Report;
-use crate::target::workspace::Workspace;
 use crate::txn::journal::Recovered;
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct EditArgs {

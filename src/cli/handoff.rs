@@ -9,13 +9,13 @@ use serde_json::{Map, Value, json};
 use crate::error::{Code, Error, Result};
 use crate::formats::{self, Dialect};
 use crate::lang::hash::line_hash;
+use crate::locate::ladder::{self, Candidate};
+use crate::locate::lines::{Line, split};
 use crate::plan::schema::{CONTRACT_VERSIONS, PLAN_TYPE};
 use crate::plan::{OpKind, PathBase, PathSpec};
 use crate::report::Report;
-use crate::target::ladder::{self, Candidate};
-use crate::target::lines::{Line, split};
-use crate::target::workspace::Workspace;
-use crate::target::{path, snapshot};
+use crate::workspace::Workspace;
+use crate::workspace::{path, snapshot};
 
 const PREVIEW_LINES: usize = 2;
 

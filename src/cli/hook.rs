@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 use crate::error::{Code, Error, Result};
 use crate::hook::{self, install, note, precommit, published};
 use crate::report::Report;
-use crate::target::workspace::Workspace;
 use crate::txn::journal::Recovered;
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct HookArgs {

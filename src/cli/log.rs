@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use crate::error::Result;
 use crate::receipt::store;
 use crate::report::Report;
-use crate::target::workspace::Workspace;
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct LogArgs {

@@ -25,8 +25,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::error::{Error, Result};
 use crate::report::Report;
-use crate::target::workspace::Workspace;
 use crate::txn::journal;
+use crate::workspace::Workspace;
 
 /// Precise, provable, reversible source edits for coding agents.
 #[derive(Debug, Parser)]

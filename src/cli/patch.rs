@@ -18,8 +18,8 @@ use crate::error::{Error, Result};
 use crate::formats::patch_request;
 use crate::plan::{ConfigAction, ConfigOp, LineAnchor, NodeOp, OpKind, Plan, Target};
 use crate::report::Report;
-use crate::target::workspace::Workspace;
 use crate::txn::{self, journal::Recovered};
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct PatchArgs {
@@ -328,7 +328,7 @@ fn config_kind(
         create_missing: args.create_missing,
         document_index: args.document_index,
     };
-    crate::target::config::op_kind(config, expected)
+    crate::locate::config::op_kind(config, expected)
 }
 
 fn target(args: &PatchArgs) -> Result<Target> {

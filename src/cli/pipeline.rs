@@ -10,9 +10,9 @@ use crate::formats::changeset::{self, Loaded};
 use crate::formats::request::{self, files};
 use crate::plan::{OpKind, PathBase, Plan};
 use crate::report::Report;
-use crate::target::path;
-use crate::target::workspace::Workspace;
 use crate::txn::{self, Options, Outcome, journal::Recovered};
+use crate::workspace::Workspace;
+use crate::workspace::path;
 
 /// `edit --json`: the changeset of the request in `input`.
 /// `allow_signature_change` acknowledges API changes (`edit --json --allow-signature-change`).

@@ -13,15 +13,15 @@ use serde::Deserialize;
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::lang::provider_for;
+use crate::locate::lines::split;
+use crate::locate::node;
 use crate::plan::{PathBase, PathSpec, Target};
 use crate::report::Report;
 use crate::report::read::{FileView, Focus, LineView, render};
-use crate::target::lines::split;
-use crate::target::node;
-use crate::target::path::{self, TargetPath};
-use crate::target::snapshot::{self, Snapshot};
-use crate::target::workspace::Workspace;
 use crate::txn::journal::Recovered;
+use crate::workspace::Workspace;
+use crate::workspace::path::{self, TargetPath};
+use crate::workspace::snapshot::{self, Snapshot};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Mode {

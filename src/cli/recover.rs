@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 
 use crate::error::Result;
 use crate::report::Report;
-use crate::target::workspace::Workspace;
 use crate::txn::journal::{self, Recovered};
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct RecoverArgs {

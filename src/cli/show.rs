@@ -6,7 +6,7 @@ use serde_json::{Map, json};
 use crate::error::Result;
 use crate::receipt::{FileRecord, store};
 use crate::report::Report;
-use crate::target::workspace::Workspace;
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {

@@ -8,8 +8,8 @@ use crate::error::Result;
 use crate::receipt::record::Intent;
 use crate::receipt::{AppliedTo, Kind, Reference, store, undo};
 use crate::report::Report;
-use crate::target::workspace::Workspace;
 use crate::txn::journal::Recovered;
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct UndoArgs {

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use crate::error::Result;
 use crate::receipt::{store, verify::Verdict};
 use crate::report::Report;
-use crate::target::workspace::Workspace;
+use crate::workspace::Workspace;
 
 /// Exit code of a verify that could not prove everything.
 pub const EXIT_INCOMPLETE: u8 = 3;

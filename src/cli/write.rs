@@ -13,8 +13,8 @@ use crate::plan::Plan;
 use crate::receipt::AppliedTo;
 use crate::receipt::record::{Intent, Recorder};
 use crate::report::{self, Report};
-use crate::target::workspace::Workspace;
 use crate::txn::{self, Outcome, change::Action, journal::Recovered};
+use crate::workspace::Workspace;
 
 /// Applies `plan` compiled from `input` and reports it.
 pub fn run(

@@ -18,8 +18,8 @@
 use serde::Deserialize;
 
 use crate::error::{Code, Error, Result};
+use crate::locate::config;
 use crate::plan::{Digest, LineAnchor, NodeOp, OpKind, Plan, Target};
-use crate::target::config;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 
 use crate::formats::{Dialect, compile};
-use crate::target::workspace::Workspace;
 use crate::txn::{Options, execute};
+use crate::workspace::Workspace;
 
 /// A file of unique lines, and an edit: lines `start..end` become `new` (with one line of
 /// context kept on each side where there is one).

@@ -15,9 +15,9 @@ use gix::index::entry::{Mode, Stage, Stat};
 use super::repo::git_error;
 use crate::error::{Error, Result};
 use crate::plan::{OpKind, Plan};
-use crate::target::path;
-use crate::target::workspace::Workspace;
 use crate::txn::change::{Action, FileChange};
+use crate::workspace::Workspace;
+use crate::workspace::path;
 
 /// A private copy of the index versions of a plan's files; removed when dropped.
 pub struct Scratch {

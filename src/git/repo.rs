@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::error::{Code, Error, Result};
-use crate::target::workspace::Workspace;
+use crate::workspace::Workspace;
 
 /// The repository of `ws`, or why there is none.
 pub fn open(ws: &Workspace) -> Result<gix::Repository> {

@@ -17,8 +17,8 @@ use crate::lang::parse::{parse, retire};
 use crate::lang::provider_for;
 use crate::lang::symbols::{self, Declaration, Kind};
 use crate::plan::Plan;
-use crate::target::workspace::Workspace;
 use crate::txn::change::{Action, FileChange};
+use crate::workspace::Workspace;
 
 /// One fact of a declaration that changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

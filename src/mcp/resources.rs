@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::cli::{log, output, show};
 use crate::report;
-use crate::target::workspace::Workspace;
+use crate::workspace::Workspace;
 
 const INSTRUCTIONS: &str = "identedit://instructions";
 const RECEIPT: &str = "identedit://receipt/";

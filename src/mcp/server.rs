@@ -29,7 +29,7 @@ use crate::cli::{self, Cli, Format, output};
 use crate::error::{Code, Error, Result};
 use crate::plan::{PathBase, PathSpec};
 use crate::report;
-use crate::target::workspace::Workspace;
+use crate::workspace::Workspace;
 
 /// One session's server.
 #[derive(Default)]

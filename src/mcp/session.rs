@@ -9,8 +9,8 @@ use serde::Deserialize;
 
 use crate::error::{Code, Error, Result};
 use crate::plan::{Digest, PathBase, PathSpec};
-use crate::target::path;
-use crate::target::workspace::Workspace;
+use crate::workspace::Workspace;
+use crate::workspace::path;
 
 /// File key (see `TargetPath::key`) → sha256 hex as last seen by the agent.
 #[derive(Default)]

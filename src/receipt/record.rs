@@ -18,11 +18,11 @@ use super::{
 use crate::error::{Code, Error, Result};
 use crate::git::ledger::{self, TreeFiles};
 use crate::plan::{Digest, Plan};
-use crate::target::workspace::Workspace;
 use crate::txn::{
     self,
     change::{Action, FileChange, Moved},
 };
+use crate::workspace::Workspace;
 
 /// What the command knows about its write before it happens.
 #[derive(Clone, Debug)]

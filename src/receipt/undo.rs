@@ -151,14 +151,14 @@ fn reverse(
 /// now (a directory that holds anything is left alone). Each one goes through the checks of
 /// every other path (no `..`, nothing absolute, nothing in `.git`, no symlinked parent out of
 /// the work tree); one that fails them is left alone.
-pub fn prune_dirs(ws: &crate::target::workspace::Workspace, stored: &Stored) {
+pub fn prune_dirs(ws: &crate::workspace::Workspace, stored: &Stored) {
     use crate::plan::{PathBase, PathSpec};
     for dir in stored.receipt.created_dirs.iter().rev() {
         let spec = PathSpec {
             raw: dir.clone(),
             base: PathBase::Root,
         };
-        if let Ok(path) = crate::target::path::resolve(ws, &spec) {
+        if let Ok(path) = crate::workspace::path::resolve(ws, &spec) {
             let _ = std::fs::remove_dir(ws.root.join(&path.key));
         }
     }

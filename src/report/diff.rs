@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use crate::target::lines::LineCounter;
+use crate::locate::lines::LineCounter;
 use crate::txn::change::{Action, FileChange};
 
 const CONTEXT: usize = 3;

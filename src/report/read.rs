@@ -7,8 +7,8 @@ use crate::lang::hash::line_hash;
 use crate::lang::outline::Item;
 use crate::lang::parse::Location;
 use crate::report::Report;
-use crate::target::path::TargetPath;
-use crate::target::snapshot::Snapshot;
+use crate::workspace::path::TargetPath;
+use crate::workspace::snapshot::Snapshot;
 
 /// One line with its anchor.
 pub struct LineView {

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::plan::Digest;
-use crate::target::path::TargetPath;
-use crate::target::snapshot::Snapshot;
+use crate::workspace::path::TargetPath;
+use crate::workspace::snapshot::Snapshot;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -18,8 +18,8 @@ pub mod restore;
 
 use crate::error::{Error, Result};
 use crate::plan::Plan;
-use crate::target::snapshot::Stamp;
-use crate::target::workspace::Workspace;
+use crate::workspace::Workspace;
+use crate::workspace::snapshot::Stamp;
 use change::{Action, FileChange};
 use journal::Recovered;
 
@@ -137,7 +137,7 @@ fn pinned(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Plan {
         .filter_map(|c| Some((c.path.key.as_str(), c.before.as_ref()?.digest)))
         .collect();
     for op in &mut plan.ops {
-        let Ok(path) = crate::target::path::resolve(ws, &op.path) else {
+        let Ok(path) = crate::workspace::path::resolve(ws, &op.path) else {
             continue;
         };
         if let OpKind::Targeted {

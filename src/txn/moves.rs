@@ -13,11 +13,11 @@ use std::sync::Arc;
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::plan::{Digest, NodeOp, OpKind, PathSpec, Plan, Target};
-use crate::target::path::{self, TargetPath};
-use crate::target::snapshot;
-use crate::target::workspace::Workspace;
 use crate::txn::Options;
 use crate::txn::change::{Action, FileChange, Moved};
+use crate::workspace::Workspace;
+use crate::workspace::path::{self, TargetPath};
+use crate::workspace::snapshot;
 
 /// The destination of the group's move, if it has one.
 pub fn destination<'p>(plan: &'p Plan, ops: &[usize]) -> Option<(usize, &'p PathSpec)> {
@@ -302,7 +302,7 @@ impl Source {
     /// and `export` that belong to it).
     fn bytes(&self, from: &TargetPath, target: &Target) -> Result<String> {
         let text = self.text.as_str();
-        let (item, _) = crate::target::node::find(&self.parsed.items, target, text, &from.rel)?;
+        let (item, _) = crate::locate::node::find(&self.parsed.items, target, text, &from.rel)?;
         let extent = item.extent(&self.parsed.tree, text.as_bytes());
         Ok(text[extent].to_owned())
     }

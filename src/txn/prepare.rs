@@ -8,15 +8,15 @@ use std::sync::Arc;
 
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::{self, Rules};
+use crate::locate::lines::LineCounter;
 use crate::plan::splice::{self, Splice};
 use crate::plan::{Digest, OpKind, PathBase, Plan};
-use crate::target::lines::LineCounter;
-use crate::target::path::{self, TargetPath};
-use crate::target::snapshot::{self, Snapshot};
-use crate::target::workspace::Workspace;
 use crate::txn::change::{Action, EditReport, FileChange, LineSpan};
 use crate::txn::resolve::{FileEdits, OpMatch, check_expected, resolve_file};
 use crate::txn::{Options, moves};
+use crate::workspace::Workspace;
+use crate::workspace::path::{self, TargetPath};
+use crate::workspace::snapshot::{self, Snapshot};
 
 /// Operations of one file, in plan order.
 struct Group {
@@ -476,9 +476,9 @@ fn config_result(plan: &Plan, g: &Group, after: &[u8]) -> Result<()> {
         .ops
         .iter()
         .filter(|&&i| matches!(plan.ops[i].kind, OpKind::Config { .. }));
-    let format = crate::target::config::Format::of(&g.path.rel);
+    let format = crate::locate::config::Format::of(&g.path.rel);
     match (configs.count(), format, std::str::from_utf8(after)) {
-        (2.., Some(format), Ok(text)) => crate::target::config::check_result(format, text)
+        (2.., Some(format), Ok(text)) => crate::locate::config::check_result(format, text)
             .map_err(|e| e.detail("path", g.path.rel.as_str())),
         _ => Ok(()),
     }

@@ -5,14 +5,14 @@
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::lang::provider_for;
+use crate::locate::lines::FileText;
+use crate::locate::text::{self, EditContext};
+use crate::locate::{anchor, ladder, node};
 use crate::plan::splice::Splice;
 use crate::plan::{Digest, NodeOp, Op, OpKind, Plan, Target};
-use crate::target::lines::FileText;
-use crate::target::path::TargetPath;
-use crate::target::snapshot::Snapshot;
-use crate::target::text::{self, EditContext};
-use crate::target::{anchor, ladder, node};
 use crate::txn::change::NodeFacts;
+use crate::workspace::path::TargetPath;
+use crate::workspace::snapshot::Snapshot;
 
 /// How one operation matched.
 #[derive(Clone, Debug)]
@@ -77,7 +77,7 @@ pub fn resolve_file(
         &mut out.splices,
         |i| matches!(&plan.ops[i].kind, OpKind::Symbol(e) if matches!(e.op, crate::plan::symbol::SymbolOp::AddUse(_))),
     );
-    crate::target::config::merge_creations(&path.rel, file.text, &mut out.splices, |i| match &plan
+    crate::locate::config::merge_creations(&path.rel, file.text, &mut out.splices, |i| match &plan
         .ops[i]
         .kind
     {
@@ -160,11 +160,11 @@ fn resolve_op(
         }
         OpKind::Config { config, expected } => {
             check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
-            let splices = crate::target::config::splices(&path.rel, text, config, i)
+            let splices = crate::locate::config::splices(&path.rel, text, config, i)
                 .map_err(|e| located(e.at(&label)))?;
             // The config layer parses its result itself (JSONC tolerantly): the gate only
             // must not see new errors in files tree-sitter reads with errors (trailing commas).
-            out.structural |= !crate::target::config::tolerant(&path.rel);
+            out.structural |= !crate::locate::config::tolerant(&path.rel);
             let mut how = matched(i, "config_path");
             how.target = Some(config.path.clone());
             out.matches.push(how);

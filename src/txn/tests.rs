@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 
 use crate::plan::{Occurrence, Op, OpKind, Origin, PathBase, PathSpec, Plan, TextEdit};
-use crate::target::workspace::Workspace;
 use crate::txn::{Options, execute};
+use crate::workspace::Workspace;
 
 #[derive(Debug, Clone)]
 struct Case {

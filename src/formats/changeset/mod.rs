@@ -21,9 +21,9 @@ use serde_json::{Map, Value, json};
 use crate::error::{Code, Error, Result};
 use crate::formats::request::{self, Compiled, Ctx};
 use crate::plan::{Digest, PathBase, PathSpec};
-use crate::target::path;
-use crate::target::workspace::Workspace;
 use crate::txn::Outcome;
+use crate::workspace::Workspace;
+use crate::workspace::path;
 
 pub const TYPE: &str = "identedit_changeset";
 pub const VERSION: &str = "1";

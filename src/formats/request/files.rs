@@ -8,8 +8,8 @@ use std::os::unix::fs::MetadataExt;
 use super::Compiled;
 use crate::error::{Code, Error, Result};
 use crate::plan::{PathBase, PathSpec};
-use crate::target::path;
-use crate::target::workspace::Workspace;
+use crate::workspace::Workspace;
+use crate::workspace::path;
 
 fn twice(first: &str, second: &str, rel: &str, how: &str) -> Error {
     Error::new(

@@ -275,7 +275,7 @@ fn entry(
         let op_value = op_obj
             .get("op")
             .ok_or_else(|| bad(&op_at, "`op` is required"))?;
-        let compiled = if crate::target::config::wire::is_config_target(&target_value) {
+        let compiled = if crate::locate::config::wire::is_config_target(&target_value) {
             ops::config(&target_value, op_value, &file, &op_at)?
         } else {
             let target = targets::compile(&target_value, table, &op_at.key("target"))?;

@@ -120,7 +120,7 @@ pub fn compile(
 
 /// A config operation (`target: {"type": "config_path", …}`), checked by the config layer.
 pub fn config(target: &Value, op: &Value, file: &str, at: &Located) -> Result<CompiledOp> {
-    let kind = crate::target::config::wire::op_kind(target, op).map_err(|e| {
+    let kind = crate::locate::config::wire::op_kind(target, op).map_err(|e| {
         let message = format!("{}: {}", at.at, e.message);
         crate::error::Error { message, ..e }
             .detail("pointer", at.at.as_str())

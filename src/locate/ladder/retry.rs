@@ -4,8 +4,8 @@
 //! the match: two readings, two places. A diff's line number decides (the nearer place);
 //! without one the block is refused as ambiguous.
 
+use crate::locate::lines::FileText;
 use crate::plan::{Block, Side};
-use crate::target::lines::FileText;
 
 use super::render::Body;
 use super::tier::{Found, Scope, Tier, find_all};

@@ -193,8 +193,8 @@ proptest! {
 #[test]
 fn config_ops_of_one_plan_apply_together_unless_they_overlap() {
     use crate::plan::{ConfigOp, Op, Origin, PathBase, PathSpec, Plan};
-    use crate::target::workspace::Workspace;
     use crate::txn::{Options, execute};
+    use crate::workspace::Workspace;
 
     let dir = tempfile::tempdir().expect("temp dir");
     let root = std::fs::canonicalize(dir.path()).expect("canonical");

@@ -6,9 +6,9 @@ use serde_json::json;
 
 use crate::error::{Code, Error, Result};
 use crate::lang::hash::line_hash;
+use crate::locate::lines::{Line, dominant_terminator, split};
 use crate::plan::splice::Splice;
 use crate::plan::{LineAnchor, NodeOp};
-use crate::target::lines::{Line, dominant_terminator, split};
 
 /// A line target resolved to the lines it covers (0-based, inclusive).
 pub struct Resolved {
@@ -144,7 +144,7 @@ pub fn resolve(
             } else {
                 lines[first].start
             };
-            (point..point, crate::target::node::moved_text(m)?)
+            (point..point, crate::locate::node::moved_text(m)?)
         }
         other => {
             return Err(Error::new(

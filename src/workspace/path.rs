@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Code, Error, Result};
 use crate::plan::{PathBase, PathSpec};
-use crate::target::workspace::{PLAIN_STATE_DIR, Workspace};
+use crate::workspace::{PLAIN_STATE_DIR, Workspace};
 
 /// A checked path inside the workspace.
 #[derive(Clone, Debug, PartialEq, Eq)]

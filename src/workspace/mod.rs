@@ -1,10 +1,15 @@
 //! The workspace an invocation works in: its root, the caller's directory inside it, and the
-//! private state directory (locks, crash journal).
+//! private state directory (locks, crash journal); with the paths checked inside it
+//! ([`path`]), the files read from it ([`snapshot`]) and opened beneath it ([`open`]).
 //!
 //! Inside a git repository the root is the work tree and state lives in
 //! `<git-dir>/identedit/`; elsewhere the root is the current directory and state lives in the
 //! per-user state directory (`$XDG_STATE_HOME/git-identedit/dirs/<hash of the root>/`, by
 //! default under `~/.local/state`), never in the user's folder.
+
+pub mod open;
+pub mod path;
+pub mod snapshot;
 
 use std::path::{Path, PathBuf};
 

@@ -226,7 +226,7 @@ impl<'a> FileText<'a> {
             let lines = self.lines.get_or_init(|| content_lines(text));
             lines
                 .iter()
-                .map(|l| crate::target::ladder::line_key(&text[l.start..l.content_end]))
+                .map(|l| crate::locate::ladder::line_key(&text[l.start..l.content_end]))
                 .collect()
         })
     }

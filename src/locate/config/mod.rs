@@ -30,9 +30,9 @@ use std::ops::Range;
 use crate::error::{Code, Error, Result};
 use crate::lang::parse::{first_error, parse};
 use crate::lang::provider_for;
+use crate::locate::lines::Endings;
 use crate::plan::splice::Splice;
 use crate::plan::{ConfigOp, Digest, OpKind};
-use crate::target::lines::Endings;
 
 pub use path::{ConfigPath, Segment};
 

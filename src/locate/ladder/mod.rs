@@ -24,10 +24,10 @@ mod tier;
 use std::borrow::Cow;
 
 use crate::error::{Code, Error, Result};
+use crate::locate::diagnose;
+use crate::locate::lines::{Endings, FileText, Line, dominant_terminator};
 use crate::plan::splice::Splice;
 use crate::plan::{Block, Digest, Side};
-use crate::target::diagnose;
-use crate::target::lines::{Endings, FileText, Line, dominant_terminator};
 use render::{Body, Placed};
 use tier::{Found, Scope, SideLine, find_all};
 

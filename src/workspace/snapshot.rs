@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::error::{Code, Error, Result};
 use crate::plan::Digest;
-use crate::target::path::TargetPath;
+use crate::workspace::path::TargetPath;
 
 /// A file's content as read, with what is needed to write it back faithfully.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use crate::target::lines::{FileText, Line};
+use crate::locate::lines::{FileText, Line};
 
 /// Tab width used when indentation is compared by width.
 pub const TAB: usize = 4;
@@ -70,7 +70,7 @@ impl SideLine<'_> {
 /// The lines of a block side (a final terminator does not start another line; a byte order
 /// mark is no part of the first).
 pub fn side_lines(text: &str) -> Vec<SideLine<'_>> {
-    crate::target::lines::content_lines(text)
+    crate::locate::lines::content_lines(text)
         .iter()
         .map(|l| SideLine {
             text: &text[l.start..l.content_end],

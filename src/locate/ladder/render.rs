@@ -14,9 +14,9 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::tier::{Found, SideLine, TAB, Tier, indent_width, split_indent};
+use crate::locate::lines::{FileText, Line, dominant_terminator};
 use crate::plan::splice::Splice;
 use crate::plan::{Block, Side};
-use crate::target::lines::{FileText, Line, dominant_terminator};
 
 /// Both sides of a block as lines, and how they pair (empty: to be diffed).
 #[derive(Clone)]

@@ -1,6 +1,6 @@
 //! Tests of the tolerance ladder.
 use super::*;
-use crate::target::lines::FileText;
+use crate::locate::lines::FileText;
 
 fn run(
     text: &str,

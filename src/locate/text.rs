@@ -6,10 +6,10 @@
 //! always written in the file's own line ending. A file that mixes both is never converted.
 
 use crate::error::{Code, Error, Result};
+use crate::locate::diagnose;
+use crate::locate::lines::{Endings, LineCounter};
 use crate::plan::splice::Splice;
 use crate::plan::{Digest, Occurrence, TextEdit};
-use crate::target::diagnose;
-use crate::target::lines::{Endings, LineCounter};
 
 /// Where an edit comes from and which file it targets, for messages.
 pub struct EditContext<'a> {

@@ -4,7 +4,7 @@
 //! also the first match after the anchor, the one Codex itself would take. When the anchor line
 //! occurs again later, a match inside that later block counts too (so it stays ambiguous).
 
-use crate::target::lines::Line;
+use crate::locate::lines::Line;
 
 /// Index of the first line after `anchor` that is past its block: a non-blank line indented no
 /// deeper than the anchor line, except opening brackets and closing parentheses on their own
@@ -47,7 +47,7 @@ pub fn blocks(lines: &[Line], text: &str, anchor: usize) -> Vec<std::ops::Range<
 #[cfg(test)]
 mod tests {
     use super::end;
-    use crate::target::lines::split;
+    use crate::locate::lines::split;
 
     fn close(text: &str, anchor: usize) -> usize {
         end(&split(text), text, anchor)

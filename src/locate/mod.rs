@@ -1,0 +1,11 @@
+//! Finding what an operation targets in a file's current bytes: exact text (with the
+//! diagnostics of a miss), line anchors, structure nodes, the tolerance ladder of the text
+//! dialects, line facts, and config paths of JSON/YAML/TOML files.
+
+pub mod anchor;
+pub mod config;
+pub mod diagnose;
+pub mod ladder;
+pub mod lines;
+pub mod node;
+pub mod text;
