@@ -7,7 +7,7 @@ use crate::error::{
     CODES, EXIT_APPLY_FAILED, EXIT_BUSY, EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_USAGE,
 };
 use crate::plan::schema::{CONTRACT_VERSIONS, PLAN_TYPE};
-use crate::txn::failpoint;
+use crate::workspace::failpoint;
 
 /// A subcommand as agents should call it.
 pub struct CommandSpec {

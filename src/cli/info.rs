@@ -8,8 +8,8 @@ use crate::lang::languages::PROVIDERS;
 use crate::plan::schema::{CONTRACT_VERSIONS, PLAN_TYPE, plan_schema};
 use crate::registry::{self, COMMANDS, DIALECTS, PROCEDURE};
 use crate::report::Report;
-use crate::txn::failpoint;
 use crate::txn::journal::Recovered;
+use crate::workspace::failpoint;
 
 fn document(value: Value, text: String, raw: bool) -> (Report, Vec<Recovered>) {
     let json = match value {

@@ -32,7 +32,7 @@ impl TreeFiles {
 
 /// Stores `bytes` as a blob.
 pub fn write_blob(repo: &gix::Repository, bytes: &[u8]) -> Result<ObjectId> {
-    crate::txn::failpoint::io("write", "ledger")
+    crate::workspace::failpoint::io("write", "ledger")
         .map_err(|e| crate::error::Error::io("writing a blob", &e))?;
     repo.write_blob(bytes)
         .map(gix::Id::detach)
@@ -108,7 +108,8 @@ pub fn append(
     // compare-and-swap below normally succeeds at once and no orphaned receipt commit is left;
     // the CAS still guards against writers that do not take the lock.
     let locks = repo.common_dir().join("identedit").join("locks");
-    let _turn = crate::txn::lock::acquire_ledger(&locks, log_ref, crate::txn::lock::timeout())?;
+    let _turn =
+        crate::workspace::lock::acquire_ledger(&locks, log_ref, crate::workspace::lock::timeout())?;
     let mut last_error = None;
     for _ in 0..CAS_ATTEMPTS {
         let tip = ref_target(repo, log_ref)?;
@@ -166,7 +167,7 @@ fn set_refs(
             deref: false,
         });
     }
-    crate::txn::failpoint::io("rename", "ledger")
+    crate::workspace::failpoint::io("rename", "ledger")
         .map_err(|e| crate::error::Error::io("updating the receipt refs", &e))?;
     let sig = signature(repo);
     let mut time = gix::date::parse::TimeBuf::default();

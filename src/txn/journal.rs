@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::txn::change::Action;
-use crate::txn::failpoint;
 use crate::txn::restore;
 pub use crate::txn::restore::Restored;
+use crate::workspace::failpoint;
 
 /// One file of a transaction, with every path the rollback needs.
 #[derive(Clone, Debug, Serialize, Deserialize)]

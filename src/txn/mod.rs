@@ -6,9 +6,7 @@
 //! post-image back in the [`Outcome`].
 
 pub mod change;
-pub mod failpoint;
 pub mod journal;
-pub mod lock;
 pub mod mode;
 pub mod moves;
 pub mod prepare;
@@ -20,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::workspace::Workspace;
 use crate::workspace::snapshot::Stamp;
+use crate::workspace::{failpoint, lock};
 use change::{Action, FileChange};
 use journal::Recovered;
 

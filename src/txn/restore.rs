@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use crate::plan::Digest;
 use crate::txn::change::Action;
-use crate::txn::failpoint;
 use crate::txn::journal::{Entry, Record, sync_dir};
+use crate::workspace::failpoint;
 
 /// What a rollback did to one file.
 #[derive(Clone, Debug, Serialize)]

@@ -7,6 +7,8 @@
 //! per-user state directory (`$XDG_STATE_HOME/git-identedit/dirs/<hash of the root>/`, by
 //! default under `~/.local/state`), never in the user's folder.
 
+pub mod failpoint;
+pub mod lock;
 pub mod open;
 pub mod path;
 pub mod snapshot;
