@@ -7,8 +7,8 @@ use std::os::unix::fs::PermissionsExt;
 use gix::index::entry::{Flags, Mode, Stage, Stat};
 
 use super::repo::git_error;
+use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
-use crate::txn::change::{Action, FileChange};
 
 /// Work-tree bytes as git stores them (`git add`'s clean conversion: `text`/`eol`
 /// attributes, `core.autocrlf`, filters), through gix's filter pipeline.

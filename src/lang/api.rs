@@ -11,13 +11,13 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::edited;
 use crate::lang::parse::{parse, retire};
 use crate::lang::provider_for;
 use crate::lang::symbols::{self, Declaration, Kind};
 use crate::plan::Plan;
-use crate::txn::change::{Action, FileChange};
 use crate::workspace::Workspace;
 
 /// One fact of a declaration that changed.

@@ -8,10 +8,10 @@ pub mod structure;
 
 use serde_json::{Map, Value, json};
 
+use crate::change::{Action, FileChange};
 use crate::error::Error;
 use crate::plan::Plan;
 use crate::txn::Outcome;
-use crate::txn::change::{Action, FileChange};
 use crate::txn::journal::Recovered;
 
 /// Version of every JSON document printed on stdout.
@@ -263,9 +263,7 @@ pub fn commit_diff(report: &mut Report, outcome: &Outcome) {
         .files
         .iter()
         .filter_map(|c| match &c.moved {
-            Some(crate::txn::change::Moved::From(from)) => {
-                Some(json!({"from": from, "to": c.path.rel}))
-            }
+            Some(crate::change::Moved::From(from)) => Some(json!({"from": from, "to": c.path.rel})),
             _ => None,
         })
         .collect();

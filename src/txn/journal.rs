@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::txn::change::Action;
+use crate::change::Action;
 use crate::txn::restore;
 pub use crate::txn::restore::Restored;
 use crate::workspace::failpoint;

@@ -5,7 +5,6 @@
 //! publish → commit`. A dry run stops after the preflight. The caller gets every pre-image and
 //! post-image back in the [`Outcome`].
 
-pub mod change;
 pub mod journal;
 pub mod mode;
 pub mod moves;
@@ -14,12 +13,12 @@ pub mod publish;
 pub mod resolve;
 pub mod restore;
 
+use crate::change::{Action, FileChange};
 use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::workspace::Workspace;
 use crate::workspace::snapshot::Stamp;
 use crate::workspace::{failpoint, lock};
-use change::{Action, FileChange};
 use journal::Recovered;
 
 /// How to run a plan.

@@ -10,11 +10,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::change::{Action, FileChange, Moved};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::plan::{Digest, NodeOp, OpKind, PathSpec, Plan, Target};
 use crate::txn::Options;
-use crate::txn::change::{Action, FileChange, Moved};
 use crate::workspace::Workspace;
 use crate::workspace::path::{self, TargetPath};
 use crate::workspace::snapshot;

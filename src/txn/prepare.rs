@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::change::{Action, EditReport, FileChange, LineSpan};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::{self, Rules};
 use crate::locate::lines::LineCounter;
 use crate::plan::splice::{self, Splice};
 use crate::plan::{Digest, OpKind, PathBase, Plan};
-use crate::txn::change::{Action, EditReport, FileChange, LineSpan};
 use crate::txn::resolve::{FileEdits, OpMatch, check_expected, resolve_file};
 use crate::txn::{Options, moves};
 use crate::workspace::Workspace;

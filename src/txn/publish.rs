@@ -14,8 +14,8 @@ use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
-use crate::txn::change::{Action, FileChange};
 use crate::txn::journal::{Entry, Journal, Record, Restored, sync_dir};
 use crate::workspace::failpoint;
 

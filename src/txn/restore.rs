@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::change::Action;
 use crate::plan::Digest;
-use crate::txn::change::Action;
 use crate::txn::journal::{Entry, Record, sync_dir};
 use crate::workspace::failpoint;
 
