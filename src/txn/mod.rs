@@ -5,6 +5,7 @@
 //! publish → commit`. A dry run stops after the preflight. The caller gets every pre-image and
 //! post-image back in the [`Outcome`].
 
+pub mod guard;
 pub mod journal;
 pub mod mode;
 pub mod moves;
@@ -77,7 +78,7 @@ pub fn execute_observed(
     observer: Option<&mut dyn Observer>,
 ) -> Result<Outcome> {
     let files = prepare::prepare(ws, plan, &options)?;
-    let api_changes = crate::lang::api::guard(ws, plan, &files)?;
+    let api_changes = guard::guard(ws, plan, &files)?;
     let writes = files.iter().any(|c| c.action != Action::Unchanged);
     if options.dry_run || !writes {
         return Ok(Outcome {
@@ -96,7 +97,7 @@ pub fn execute_observed(
         (files, api_changes)
     } else {
         let files = prepare::prepare(ws, &pinned(ws, plan, &files), &options)?;
-        let api_changes = crate::lang::api::guard(ws, plan, &files)?;
+        let api_changes = guard::guard(ws, plan, &files)?;
         (files, api_changes)
     };
     let writes: Vec<&FileChange> = files
