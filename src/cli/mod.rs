@@ -15,6 +15,8 @@ pub mod patch_check;
 pub mod pipeline;
 pub mod read;
 pub mod recover;
+#[cfg(test)]
+mod roundtrip;
 pub mod show;
 pub mod symbol_flags;
 pub mod undo;
