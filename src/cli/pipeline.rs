@@ -9,7 +9,7 @@ use crate::error::{Code, Error, Result};
 use crate::formats::changeset::{self, Loaded};
 use crate::formats::request::{self, files};
 use crate::plan::{OpKind, PathBase, Plan};
-use crate::report::Report;
+use crate::report::{self, Report};
 use crate::txn::{self, Options, Outcome, journal::Recovered};
 use crate::workspace::Workspace;
 use crate::workspace::path;
@@ -33,7 +33,7 @@ pub fn build(
     };
     let outcome =
         txn::execute(ws, &compiled.plan, dry).map_err(|e| located(ws, &compiled.plan, e))?;
-    let doc = changeset::build(ws, &compiled, &outcome, PathBase::Cwd)?;
+    let doc = report::changeset::build(ws, &compiled, &outcome, PathBase::Cwd)?;
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     let Value::Object(json) = doc else {
         return Err(Error::internal("a changeset is an object"));
@@ -95,7 +95,7 @@ fn apply(
     };
     let proven = txn::execute(ws, &proving, dry)
         .map_err(|e| changed_since_built(ws, &loaded.doc, located(ws, plan, e)))?;
-    let verified = changeset::verify(&loaded, &proven)?;
+    let verified = report::changeset::verify(&loaded, &proven)?;
     let pinned = pin(ws, plan, &proven);
     let (mut report, recovered) =
         super::write::run(ws, "apply", &pinned, input.to_vec(), options, &args.write)
@@ -170,7 +170,7 @@ fn pin(ws: &Workspace, plan: &Plan, proven: &Outcome) -> Plan {
     plan
 }
 
-fn add_verification(report: &mut Report, loaded: &Loaded, verified: &changeset::Verified) {
+fn add_verification(report: &mut Report, loaded: &Loaded, verified: &report::changeset::Verified) {
     report.json.insert(
         "changeset".into(),
         json!({

@@ -1,6 +1,7 @@
 //! What a command tells its caller: the JSON document (one per invocation, success or failure)
 //! and the concise text a person reads. Pure functions of outcomes and errors; no I/O.
 
+pub mod changeset;
 pub mod diff;
 pub mod nearest;
 pub mod read;
