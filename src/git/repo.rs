@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::error::{Code, Error, Result};
 use crate::workspace::Workspace;
+use crate::workspace::discover::bare;
 
 /// The repository of `ws`, or why there is none.
 pub fn open(ws: &Workspace) -> Result<gix::Repository> {
@@ -42,20 +43,7 @@ pub fn not_a_repository(cwd: &Path) -> Error {
     .hint("Receipts, verify and undo live in git; run `git init` or work inside a repository.")
 }
 
-pub fn bare() -> Error {
-    Error::new(
-        Code::BareRepository,
-        "this is a bare repository: it has no work tree for identedit to edit",
-    )
-    .hint("Run the command inside a clone or a linked worktree (`git worktree add`).")
-}
-
 /// A gix failure while doing `what`.
 pub fn git_error(what: &str, err: impl std::fmt::Display) -> Error {
     Error::new(Code::IoError, format!("{what}: {err}")).detail("git_error", err.to_string())
-}
-
-/// Whether `dir` looks like a bare repository's git directory (`HEAD`, `objects/`, `refs/`).
-pub fn is_bare_git_dir(dir: &Path) -> bool {
-    dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
 }

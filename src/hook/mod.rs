@@ -3,7 +3,7 @@
 //! post-commit note that lists the receipts a commit contains.
 //!
 //! These commands open a full `gix::Repository` (config, index, objects); the edit commands
-//! never do, they only need [`crate::git::discover`].
+//! never do, they only need [`crate::workspace::discover`].
 
 pub mod install;
 pub mod note;
