@@ -188,7 +188,7 @@ pub const PROCEDURE: &[&str] = &[
 
 /// Each identedit error type with the codes reported under it (`error.type` / `error.code`).
 fn error_types() -> Value {
-    crate::error::ERROR_TYPES
+    crate::error_types::ERROR_TYPES
         .iter()
         .map(|t| {
             let codes: Vec<&str> = CODES

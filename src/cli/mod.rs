@@ -11,7 +11,6 @@ pub mod info;
 pub mod log;
 pub mod output;
 pub mod patch;
-pub mod patch_check;
 pub mod pipeline;
 pub mod read;
 pub mod recover;

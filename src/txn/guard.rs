@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
 use crate::lang::api::{self, ApiChange};
-use crate::lang::gate::Declarations;
-use crate::lang::symbols::Declaration;
+use crate::lang::symbols::{Declaration, Declarations};
 use crate::plan::Plan;
 use crate::workspace::Workspace;
 

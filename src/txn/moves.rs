@@ -93,7 +93,7 @@ fn arrive(
     };
     match snapshot::check_absent(dest) {
         Ok(()) => {
-            change.new_dirs = crate::txn::prepare::missing_dirs(dest)?;
+            change.new_dirs = crate::workspace::path::missing_dirs(dest)?;
             Ok(change)
         }
         // The destination moves away itself: `merge_chains` joins the two changes.

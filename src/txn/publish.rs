@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 
 use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
-use crate::txn::journal::{Entry, Journal, Record, Restored, sync_dir};
+use crate::txn::journal::{Journal, Restored};
+use crate::txn::record::{Entry, Record, sync_dir};
 use crate::workspace::failpoint;
 
 /// Writes every change of `changes` (already validated under the locks), all or nothing.

@@ -73,7 +73,7 @@ pub fn resolve_file(
             failures.push(e);
         }
     }
-    crate::lang::symbols::imports::coalesce(
+    crate::lang::symbols::edit::imports::coalesce(
         &mut out.splices,
         |i| matches!(&plan.ops[i].kind, OpKind::Symbol(e) if matches!(e.op, crate::plan::symbol::SymbolOp::AddUse(_))),
     );

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::change::Action;
 use crate::plan::Digest;
-use crate::txn::journal::{Entry, Record, sync_dir};
+use crate::txn::record::{Entry, Record, sync_dir};
 use crate::workspace::failpoint;
 
 /// What a rollback did to one file.
