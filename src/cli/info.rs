@@ -16,12 +16,7 @@ fn document(value: Value, text: String, raw: bool) -> (Report, Vec<Recovered>) {
         Value::Object(map) => map,
         other => Map::from_iter([("value".to_owned(), other)]),
     };
-    let report = Report {
-        json,
-        text,
-        raw,
-        ..Report::default()
-    };
+    let report = Report::new(json, text).raw(raw);
     (report, Vec::new())
 }
 

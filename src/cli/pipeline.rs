@@ -39,13 +39,7 @@ pub fn build(
     let Value::Object(json) = doc else {
         return Err(Error::internal("a changeset is an object"));
     };
-    Ok(Report {
-        json,
-        text,
-        raw: true,
-        note: String::new(),
-        exit: None,
-    })
+    Ok(Report::new(json, text).raw(true))
 }
 
 /// What `apply` asks of a changeset's commit.

@@ -32,6 +32,38 @@ pub struct Report {
     pub exit: Option<u8>,
 }
 
+impl Report {
+    /// A result of `json` (inside the envelope) and `text`: exit 0, no note on stderr.
+    pub fn new(json: Map<String, Value>, text: String) -> Self {
+        Self {
+            json,
+            text,
+            ..Self::default()
+        }
+    }
+
+    /// `json` printed as it is, without the envelope.
+    #[must_use]
+    pub fn raw(mut self, raw: bool) -> Self {
+        self.raw = raw;
+        self
+    }
+
+    /// Text for stderr in text mode.
+    #[must_use]
+    pub fn note(mut self, note: String) -> Self {
+        self.note = note;
+        self
+    }
+
+    /// The exit code of a result that is neither an error nor a success.
+    #[must_use]
+    pub fn exit(mut self, exit: Option<u8>) -> Self {
+        self.exit = exit;
+        self
+    }
+}
+
 fn short(hex: Option<String>) -> String {
     hex.map_or_else(|| "-".to_owned(), |h| h[..12].to_owned())
 }
@@ -230,13 +262,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         "next_action".into(),
         if outcome.dry_run { "apply" } else { "none" }.into(),
     );
-    Report {
-        json,
-        text,
-        raw: false,
-        note,
-        exit: None,
-    }
+    Report::new(json, text).note(note)
 }
 
 /// identedit's `applied` list (`--verbose`): per changed file, the operations applied.

@@ -251,11 +251,5 @@ pub fn render(views: &[FileView], json_mode: bool, verbose: bool, several: bool)
             .map(|v| file_text(v, several, verbose))
             .collect();
     }
-    Report {
-        json,
-        text,
-        raw: false,
-        note: String::new(),
-        exit: None,
-    }
+    Report::new(json, text)
 }
