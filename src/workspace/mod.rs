@@ -12,6 +12,7 @@ pub mod failpoint;
 pub mod lock;
 pub mod open;
 pub mod path;
+pub mod replace;
 pub mod snapshot;
 
 use std::path::{Path, PathBuf};
