@@ -22,7 +22,7 @@ pub fn open(cwd: &Path) -> Result<gix::Repository> {
     crate::git::repo::discover(cwd).map_err(|e| {
         Error::new(Code::Usage, "`git identedit hook` needs a git repository")
             .hint("Run it inside a git repository (or set GIT_DIR).")
-            .detail("git_error", e.to_string())
+            .detail("git_error", e.message)
     })
 }
 

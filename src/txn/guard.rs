@@ -51,7 +51,11 @@ enum Mode {
 /// repository that holds `ws` (also from the scratch tree of `--cached`, which lives inside
 /// the git directory).
 fn configured_mode(ws: &Workspace) -> Mode {
-    let Ok(repo) = crate::git::repo::discover(&ws.root) else {
+    let found = ws
+        .repo
+        .clone()
+        .or_else(|| crate::workspace::discover::discover(&ws.root));
+    let Some(Ok(repo)) = found.as_ref().map(crate::git::repo::open_found) else {
         return Mode::Default;
     };
     let value = repo

@@ -1,8 +1,10 @@
 //! Finding the repository that contains a directory, cheaply, on the path of every edit: a
 //! walk up the directory tree looking for `.git` (a directory, or a file of the form
 //! `gitdir: PATH` as in linked worktrees and submodules), honouring `GIT_DIR` and
-//! `GIT_WORK_TREE` as git does for its subcommands. It reads no config and no objects, so it
-//! costs a few `stat` calls. Opening the repository with gix is `git::repo`.
+//! `GIT_WORK_TREE` as git does for its subcommands, and the repository's `core.worktree`. It
+//! reads no objects and of the config only the repository's own file, so it costs a few
+//! `stat` calls and one small read. This is the one discovery: `git::repo` opens with gix
+//! the git directory found here.
 
 use std::path::{Path, PathBuf};
 
@@ -21,7 +23,7 @@ pub fn discover(cwd: &Path) -> Option<Repo> {
         let git_dir = absolute(cwd, Path::new(&git_dir));
         let workdir = match std::env::var_os("GIT_WORK_TREE") {
             Some(tree) => absolute(cwd, Path::new(&tree)),
-            None => cwd.to_path_buf(),
+            None => core_worktree(&git_dir).unwrap_or_else(|| cwd.to_path_buf()),
         };
         return Some(Repo {
             workdir: canonical(workdir),
@@ -38,18 +40,15 @@ pub fn discover(cwd: &Path) -> Option<Repo> {
         let Ok(meta) = std::fs::metadata(&dot_git) else {
             continue;
         };
-        if meta.is_dir() {
-            return Some(Repo {
-                workdir: dir.to_path_buf(),
-                git_dir: dot_git,
-            });
-        }
-        if let Some(git_dir) = read_gitdir_file(&dot_git) {
-            return Some(Repo {
-                workdir: dir.to_path_buf(),
-                git_dir: canonical(git_dir),
-            });
-        }
+        let git_dir = match meta.is_dir() {
+            true => dot_git,
+            false => match read_gitdir_file(&dot_git) {
+                Some(git_dir) => canonical(git_dir),
+                None => continue,
+            },
+        };
+        let workdir = core_worktree(&git_dir).map_or_else(|| dir.to_path_buf(), canonical);
+        return Some(Repo { workdir, git_dir });
     }
     None
 }
@@ -64,6 +63,27 @@ fn ceiling_dirs() -> Vec<PathBuf> {
         .filter(|p| p.is_absolute())
         .map(canonical)
         .collect()
+}
+
+/// `core.worktree` of the repository's own config file (relative to the git directory), as
+/// git reads it for a repository found by discovery or named by `GIT_DIR`.
+fn core_worktree(git_dir: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(git_dir.join("config")).ok()?;
+    let mut in_core = false;
+    let mut found = None;
+    for line in text.lines().map(str::trim) {
+        if let Some(section) = line.strip_prefix('[') {
+            let name = section.split([']', ' ', '"']).next().unwrap_or_default();
+            in_core = name.eq_ignore_ascii_case("core");
+        } else if let Some((key, value)) = line.split_once('=')
+            && in_core
+            && key.trim().eq_ignore_ascii_case("worktree")
+        {
+            // The last setting wins, as in git.
+            found = Some(value.trim().trim_matches('"').to_owned());
+        }
+    }
+    Some(absolute(git_dir, Path::new(&found?)))
 }
 
 /// Reads a `.git` file (`gitdir: PATH`, PATH relative to the file's directory).
