@@ -5,9 +5,10 @@
 
 use serde_json::{Map, Value, json};
 
+use super::entries;
 use crate::error::{Code, Error, Result};
 use crate::formats::changeset::{self, Loaded};
-use crate::formats::request::{self, files};
+use crate::formats::request;
 use crate::plan::{OpKind, PathBase, Plan};
 use crate::report::Report;
 use crate::txn::{self, Options, Outcome, journal::Recovered};
@@ -24,7 +25,7 @@ pub fn build(
 ) -> Result<Report> {
     let mut compiled = request::parse(input)?;
     compiled.plan.allow_signature_change = allow_signature_change;
-    files::check_entries(ws, &compiled, PathBase::Cwd)?;
+    entries::check_entries(ws, &compiled, PathBase::Cwd)?;
     // `edit` only builds: a result that would not parse is refused by `apply`, not here.
     let dry = Options {
         dry_run: true,
@@ -80,7 +81,7 @@ fn apply(
     let mut loaded = changeset::load(doc, input, args.repair)?;
     loaded.compiled.plan.label = args.write.task.clone();
     loaded.compiled.plan.allow_signature_change |= args.allow_signature_change;
-    files::check_entries(ws, &loaded.compiled, PathBase::Root)?;
+    entries::check_entries(ws, &loaded.compiled, PathBase::Root)?;
     let plan = &loaded.compiled.plan;
     let options = args.write.options();
     let dry = Options {

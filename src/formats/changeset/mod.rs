@@ -270,7 +270,7 @@ pub fn load(mut doc: Map<String, Value>, input: &[u8], repair: bool) -> Result<L
         base: PathBase::Root,
         repair,
     };
-    let mut compiled = request::compile(&request, ctx, DIALECT)?;
+    let mut compiled = request::compile(&Value::Object(request), ctx, DIALECT)?;
     compiled.plan.input_sha256 = Some(Digest::of(input));
     compiled.plan.allow_signature_change =
         doc.get("allow_signature_change") == Some(&Value::Bool(true));
