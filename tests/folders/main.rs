@@ -1,7 +1,8 @@
 //! One test per fixture folder, so a failing folder is reported by name and hides no other:
-//! every scenario under `fixtures/scenarios/<front-end>/<name>/` (checked by
-//! `tests/cli/scenarios.rs`) and every identedit conformance case under
-//! `fixtures/identedit/<name>/` (checked by `identedit.rs`), in the hermetic harness of
+//! every scenario under `fixtures/scenarios/<front-end>/<name>/` and config case under
+//! `fixtures/config/<name>/` (checked by `scenarios.rs`), every identedit conformance case
+//! under `fixtures/identedit/<name>/` (`identedit.rs`) and every symbol case under
+//! `fixtures/symbols/<lang>/<name>/` (`symbols.rs`), in the hermetic harness of
 //! `tests/cli/common.rs`.
 //!
 //! A custom harness (`libtest-mimic`, `harness = false`): the folders are listed when the
@@ -16,9 +17,8 @@ use libtest_mimic::{Arguments, Failed, Trial};
 #[path = "../cli/common.rs"]
 mod common;
 mod identedit;
-#[allow(dead_code)]
-#[path = "../cli/scenarios.rs"]
 mod scenarios;
+mod symbols;
 
 /// The sub-folders of `dir`, sorted.
 fn folders(dir: &Path) -> Vec<PathBuf> {
@@ -61,27 +61,39 @@ fn at_least(what: &'static str, found: usize, expected: usize) -> Trial {
     })
 }
 
+/// The folders one level (`fixtures/NAME/*`) or two levels (`fixtures/NAME/*/*`) down.
+fn cases(root: &Path, name: &str, nested: bool) -> Vec<PathBuf> {
+    let top = folders(&root.join(name));
+    match nested {
+        true => top.iter().flat_map(|dir| folders(dir)).collect(),
+        false => top,
+    }
+}
+
+/// A fixture suite: its folder under `fixtures/`, whether its cases are one level deeper
+/// (`<front-end>/<case>`), how many it has at least, and the check of one case.
+type Suite = (&'static str, bool, usize, fn(&Path));
+
 fn main() {
     let args = Arguments::from_args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let scenarios: Vec<PathBuf> = folders(&root.join("scenarios"))
-        .iter()
-        .flat_map(|dialect| folders(dialect))
-        .collect();
-    let cases = folders(&root.join("identedit"));
-    let mut trials = vec![
-        at_least("scenarios", scenarios.len(), 10),
-        at_least("identedit_cases", cases.len(), 30),
+    let suites: [Suite; 4] = [
+        ("scenarios", true, 10, scenarios::run_scenario),
+        ("config", false, 40, scenarios::run_scenario),
+        ("identedit", false, 30, identedit::run_case),
+        ("symbols", true, 10, symbols::run_case),
     ];
-    for dir in scenarios {
-        trials.push(trial(
-            format!("scenarios/{}", label(&dir)),
-            dir,
-            scenarios::run_scenario,
-        ));
-    }
-    for dir in cases {
-        trials.push(trial(label(&dir), dir, identedit::run_case));
+    let mut trials = Vec::new();
+    for (name, nested, expected, run) in suites {
+        let found = cases(&root, name, nested);
+        trials.push(at_least(name, found.len(), expected));
+        for dir in found {
+            let test = match nested {
+                true => format!("{name}/{}", label(&dir)),
+                false => label(&dir),
+            };
+            trials.push(trial(test, dir, run));
+        }
     }
     libtest_mimic::run(&args, trials).exit();
 }

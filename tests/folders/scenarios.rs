@@ -1,8 +1,8 @@
 //! Data-driven scenarios under `fixtures/scenarios/<front-end>/<NNN_name>/`:
 //! `input/` (the files before), `cmd.json` (`{"args": [...], "stdin"?: "plan.json"}`),
 //! `outcome.json` (`{"exit", "code"?}`) and `expected/` (the whole tree after; when absent the
-//! tree must equal `input/`, byte for byte). Each folder is one test of `tests/folders/`;
-//! [`run_scenario`] is also used here for folders of other suites (`fixtures/config`).
+//! tree must equal `input/`, byte for byte). The config cases (`fixtures/config/<case>/`) have
+//! the same layout.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use crate::common::{Repo, code};
 
-pub(crate) fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
+/// Every file under `root`, by path relative to it.
+pub fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
