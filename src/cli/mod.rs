@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod edit;
+pub mod entries;
 pub mod flags;
 pub mod handoff;
 pub mod help;

@@ -5,10 +5,11 @@
 
 use serde_json::{Map, Value, json};
 
+use super::entries;
 use super::flags::WriteFlags;
 use crate::error::{Code, Error, Result};
 use crate::formats::changeset::{self, Loaded};
-use crate::formats::request::{self, files};
+use crate::formats::request;
 use crate::plan::{PathBase, Plan};
 use crate::report::{self, Report};
 use crate::txn::{self, Options, journal::Recovered};
@@ -25,7 +26,7 @@ pub fn build(
 ) -> Result<Report> {
     let mut compiled = request::parse(input)?;
     compiled.plan.allow_signature_change = allow_signature_change;
-    files::check_entries(ws, &compiled, PathBase::Cwd)?;
+    entries::check_entries(ws, &compiled, PathBase::Cwd)?;
     // `edit` only builds: a result that would not parse is refused by `apply`, not here.
     let dry = Options {
         dry_run: true,
@@ -84,7 +85,7 @@ fn apply(
     let mut loaded = changeset::load(doc, input, args.repair)?;
     loaded.compiled.plan.label = args.write.task.clone();
     loaded.compiled.plan.allow_signature_change |= args.allow_signature_change;
-    files::check_entries(ws, &loaded.compiled, PathBase::Root)?;
+    entries::check_entries(ws, &loaded.compiled, PathBase::Root)?;
     let plan = &loaded.compiled.plan;
     let options = args.write.options();
     let dry = Options {

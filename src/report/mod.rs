@@ -196,13 +196,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         .files
         .iter()
         .partition(|c| c.action != Action::Unchanged);
-    let replacements: usize = outcome
-        .files
-        .iter()
-        .flat_map(|c| &c.edits)
-        .map(|e| e.spans.len())
-        .sum();
-    let edits: usize = outcome.files.iter().map(|c| c.edits.len().max(1)).sum();
+    let (edits, replacements) = counts(outcome);
     let mut json = Map::new();
     json.insert("dry_run".into(), outcome.dry_run.into());
     json.insert(
@@ -235,6 +229,35 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
     let (locations, omitted) = structure::locations(&outcome.files);
     json.insert("locations".into(), locations);
     json.insert("locations_omitted".into(), omitted.into());
+    let mut text = outcome_text(outcome);
+    let mut note = String::new();
+    if with_diff {
+        let diff: String = changed.iter().map(|c| diff::file_diff(c)).collect();
+        note = std::mem::replace(&mut text, diff.clone());
+        json.insert("diff".into(), diff.into());
+    }
+    json.insert(
+        "next_action".into(),
+        if outcome.dry_run { "apply" } else { "none" }.into(),
+    );
+    Report::new(json, text).note(note)
+}
+
+/// The operations of an outcome (a file without edits counts once) and the replacements
+/// they made.
+fn counts(outcome: &Outcome) -> (usize, usize) {
+    let edits = outcome.files.iter().map(|c| c.edits.len().max(1)).sum();
+    let replacements = outcome
+        .files
+        .iter()
+        .flat_map(|c| &c.edits)
+        .map(|e| e.spans.len())
+        .sum();
+    (edits, replacements)
+}
+
+/// The text form of an outcome: each file, then each API change.
+fn outcome_text(outcome: &Outcome) -> String {
     let mut text: String = outcome
         .files
         .iter()
@@ -252,17 +275,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
             change.path
         ));
     }
-    let mut note = String::new();
-    if with_diff {
-        let diff: String = changed.iter().map(|c| diff::file_diff(c)).collect();
-        note = std::mem::replace(&mut text, diff.clone());
-        json.insert("diff".into(), diff.into());
-    }
-    json.insert(
-        "next_action".into(),
-        if outcome.dry_run { "apply" } else { "none" }.into(),
-    );
-    Report::new(json, text).note(note)
+    text
 }
 
 /// identedit's `applied` list (`--verbose`): per changed file, the operations applied.

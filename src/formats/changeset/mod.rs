@@ -15,6 +15,7 @@
 //! `report::changeset` from what the engine resolved; `apply` rebuilds them and compares.
 //! This module reads a changeset back into a plan.
 
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::{Code, Error, Result};
@@ -107,6 +108,49 @@ pub struct Loaded {
     pub repair: bool,
 }
 
+/// The parts of a changeset `apply` compiles again: each file and its operations' `target`
+/// and `op` (the rest is the record of what they did, checked by `verify`).
+#[derive(Deserialize)]
+struct RecordedWire {
+    files: Vec<RecordedFile>,
+}
+
+#[derive(Deserialize)]
+struct RecordedFile {
+    #[serde(default)]
+    file: Value,
+    #[serde(default)]
+    operations: Vec<RecordedOp>,
+}
+
+#[derive(Deserialize)]
+struct RecordedOp {
+    #[serde(default)]
+    target: Value,
+    #[serde(default)]
+    op: Value,
+}
+
+/// The changeset's operations as an edit request in the batch shape, so they compile (and
+/// point: `/files/0/operations/1`) as the request they were built from.
+fn recorded_request(doc: &Map<String, Value>) -> Result<Value> {
+    let wire = RecordedWire::deserialize(doc)
+        .map_err(|e| Error::malformed(format!("a changeset needs a `files` list: {e}")))?;
+    let entries: Vec<Value> = wire
+        .files
+        .into_iter()
+        .map(|file| {
+            let ops: Vec<Value> = file
+                .operations
+                .into_iter()
+                .map(|o| json!({"target": o.target, "op": o.op}))
+                .collect();
+            json!({"file": file.file, "operations": ops})
+        })
+        .collect();
+    Ok(json!({ "files": entries }))
+}
+
 /// Checks a changeset's version and digest and compiles its operations (paths from the
 /// workspace root; `repair` lets stale line anchors move to their one new line).
 pub fn load(mut doc: Map<String, Value>, input: &[u8], repair: bool) -> Result<Loaded> {
@@ -126,27 +170,7 @@ pub fn load(mut doc: Map<String, Value>, input: &[u8], repair: bool) -> Result<L
             .detail("expected_digest", digest)
             .detail("actual_digest", actual));
     }
-    let files = match doc.get("files") {
-        Some(Value::Array(files)) => files,
-        _ => return Err(Error::malformed("a changeset needs a `files` list")),
-    };
-    let mut entries = Vec::with_capacity(files.len());
-    for file in files {
-        let ops: Vec<Value> = file
-            .get("operations")
-            .and_then(Value::as_array)
-            .map(|ops| {
-                ops.iter()
-                    .map(|o| json!({"target": o["target"], "op": o["op"]}))
-                    .collect()
-            })
-            .unwrap_or_default();
-        entries.push(
-            json!({"file": file.get("file").cloned().unwrap_or(Value::Null), "operations": ops}),
-        );
-    }
-    let mut request = Map::new();
-    request.insert("files".into(), Value::Array(entries));
+    let request = recorded_request(&doc)?;
     let ctx = Ctx {
         base: PathBase::Root,
         repair,
