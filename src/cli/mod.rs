@@ -41,6 +41,11 @@ pub struct Cli {
     /// `apply --dry-run --diff --color never`); `always` colours a printed diff.
     #[arg(long, global = true, value_enum, value_name = "WHEN")]
     pub color: Option<Color>,
+    /// Queue this long for the locks of files another process is editing, then refuse with
+    /// `resource_busy`. Default: `IDENTEDIT_LOCK_TIMEOUT_MS`, else `git config identedit.wait`
+    /// (seconds), else 10 s.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = crate::txn::lock::parse_seconds)]
+    pub wait: Option<std::time::Duration>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -198,6 +203,7 @@ pub fn run_with_input(
         Ok(ws) => ws,
         Err(e) => return (Err(e), Vec::new()),
     };
+    crate::txn::lock::configure(cli.wait, ws.repo.as_ref().map(|r| r.workdir.clone()));
     // A hook must not roll back a half-written transaction under a running `git commit`: the
     // pre-commit check reports it instead.
     let mut recovered = match cli.command {

@@ -108,7 +108,7 @@ pub fn append(
     // compare-and-swap below normally succeeds at once and no orphaned receipt commit is left;
     // the CAS still guards against writers that do not take the lock.
     let locks = repo.common_dir().join("identedit").join("locks");
-    let _turn = crate::txn::lock::acquire_ledger(&locks, log_ref, crate::txn::lock::timeout())?;
+    let _turn = crate::txn::lock::acquire_ledger(&locks, log_ref, crate::txn::lock::timeout)?;
     let mut last_error = None;
     for _ in 0..CAS_ATTEMPTS {
         let tip = ref_target(repo, log_ref)?;

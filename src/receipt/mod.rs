@@ -88,6 +88,10 @@ pub struct Receipt {
     /// For an undo: the receipt it reverses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<Reference>,
+    /// Operations applied on bytes that changed since they were built, their regions found
+    /// again unchanged: `{pointer, path, from: {start_line, end_line}, to: {…}}`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rebased: Vec<serde_json::Value>,
     /// For a failed write: the error that stopped it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<serde_json::Value>,

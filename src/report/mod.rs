@@ -59,6 +59,10 @@ fn file_json(change: &FileChange) -> Value {
                     .collect();
                 v["auto_repaired"] = json!(repaired);
             }
+            if let Some(r) = &e.rebased {
+                v["rebased"] = json!(true);
+                v["rebased_lines"] = r.json();
+            }
             v
         })
         .collect();
@@ -129,6 +133,14 @@ fn seed_fields(json: &mut Map<String, Value>, outcome: &Outcome, files: usize, o
         .any(|e| !e.repaired.is_empty());
     let mode = if repaired { "repair" } else { "strict" };
     json.insert("applied_mode".into(), mode.into());
+    let rebased = outcome
+        .files
+        .iter()
+        .flat_map(|c| &c.edits)
+        .any(|e| e.rebased.is_some());
+    if rebased {
+        json.insert("rebased".into(), true.into());
+    }
     let status = if outcome.dry_run {
         "dry_run"
     } else {

@@ -529,6 +529,7 @@ fn reports(
             target: m.target.clone(),
             byte_ranges: byte_ranges.remove(&m.op).unwrap_or_default(),
             node: m.node.clone(),
+            rebased: None,
         })
         .collect()
 }

@@ -1,0 +1,207 @@
+//! Rebasing a plan onto files that changed between the preflight and the locks (another
+//! agent's edit landed in between): every region an operation touches that is still
+//! byte-identical, and unique, in the current bytes is resolved again there; a region that
+//! changed, or now occurs twice, refuses. Explicit preconditions (`expected_sha256`) are
+//! kept as they are and refuse any change.
+//!
+//! - Exact-text edits and text-dialect blocks re-prove themselves: their matched text and
+//!   context must be found, once, in the current bytes.
+//! - Structure targets are bound to the node the preflight resolved (its identity, which
+//!   covers its bytes, and its content hash), never to a name that now means other text.
+//! - Line anchors are bound to the exact bytes of the anchored lines in the file as read,
+//!   found again once in the current file.
+//! - File boundaries, moves and config paths stay bound to the file's full bytes.
+
+use std::collections::HashMap;
+
+use crate::error::{Code, Error, Result};
+use crate::locate::lines::split;
+use crate::plan::{LineAnchor, NodeOp, OpKind, Plan, Target};
+use crate::txn::change::{EditReport, FileChange, Rebased};
+use crate::workspace::Workspace;
+use crate::workspace::path::TargetPath;
+
+/// The plan with every operation bound to what the preflight resolved in `files`.
+pub fn bind(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Plan> {
+    let by_key: HashMap<&str, &FileChange> =
+        files.iter().map(|c| (c.path.key.as_str(), c)).collect();
+    let mut plan = plan.clone();
+    for (i, op) in plan.ops.iter_mut().enumerate() {
+        let Ok(path) = crate::workspace::path::resolve(ws, &op.path) else {
+            continue;
+        };
+        let Some(change) = by_key.get(path.key.as_str()) else {
+            continue;
+        };
+        let unchanged = change
+            .before
+            .as_ref()
+            .is_some_and(|b| super::same_content(&change.path.abs, &b.bytes));
+        if unchanged {
+            continue;
+        }
+        let report = change.edits.iter().find(|e| e.op == i);
+        let digest = change.digest_before();
+        match &mut op.kind {
+            OpKind::Targeted {
+                target,
+                op: action,
+                expected: expected @ None,
+                repair,
+            } => match target {
+                Target::Lines { start, end } => {
+                    rebase_lines(change, report, start, end.as_mut(), &path)?;
+                    *repair = false;
+                }
+                _ if target.is_structural() && movable(action) => {
+                    match report.and_then(|r| r.node.as_ref()) {
+                        Some(node) => {
+                            *target = Target::Node {
+                                identity: node.identity.clone(),
+                                kind: Some(node.kind.clone()),
+                                expected_hash: Some(node.hash.clone()),
+                                span_hint: None,
+                            }
+                        }
+                        None => *expected = digest,
+                    }
+                }
+                _ => *expected = digest,
+            },
+            OpKind::Config {
+                expected: expected @ None,
+                ..
+            } => *expected = digest,
+            _ => {}
+        }
+    }
+    Ok(plan)
+}
+
+/// Operations on a structure that only depend on the structure's own bytes.
+fn movable(action: &NodeOp) -> bool {
+    matches!(
+        action,
+        NodeOp::Replace(_)
+            | NodeOp::Delete
+            | NodeOp::InsertBefore(_)
+            | NodeOp::InsertAfter(_)
+            | NodeOp::ScopedRegex { .. }
+    )
+}
+
+/// Moves a line target's anchors to where the anchored lines' exact bytes now are.
+fn rebase_lines(
+    change: &FileChange,
+    report: Option<&EditReport>,
+    start: &mut LineAnchor,
+    end: Option<&mut LineAnchor>,
+    path: &TargetPath,
+) -> Result<()> {
+    let Some(before) = &change.before else {
+        return Ok(());
+    };
+    let moved = |line: usize| {
+        report
+            .and_then(|r| r.repaired.iter().find(|(from, _)| *from == line))
+            .map_or(line, |(_, to)| *to)
+    };
+    let first = moved(start.line);
+    let last = end.as_ref().map_or(first, |e| moved(e.line));
+    let Ok(old) = std::str::from_utf8(&before.bytes) else {
+        return Ok(());
+    };
+    let old_lines = split(old);
+    let range = first.checked_sub(1).zip(last.max(first).checked_sub(1));
+    let Some((Some(a), Some(b))) = range.map(|(a, b)| (old_lines.get(a), old_lines.get(b))) else {
+        return Ok(());
+    };
+    let region = &old[a.start..b.end];
+    let now = std::fs::read_to_string(&path.abs).map_err(|e| Error::io("re-reading a file", &e))?;
+    let places = occurrences(&now, region);
+    match places.as_slice() {
+        [line] => {
+            start.line = *line;
+            if let Some(e) = end {
+                e.line = line + (last - first);
+            }
+            Ok(())
+        }
+        [] => Err(Error::new(
+            Code::EvidenceChanged,
+            format!(
+                "{}: lines {first}-{last} changed since they were read (another edit landed)",
+                path.rel
+            ),
+        )
+        .detail("path", path.rel.as_str())
+        .detail("lines", serde_json::json!({"start": first, "end": last}))
+        .hint("Re-read the lines with `read --mode line` and use fresh anchors.")),
+        many => Err(Error::new(
+            Code::AmbiguousTarget,
+            format!(
+                "{}: lines {first}-{last} as read now occur {} times (lines {}): not rebased",
+                path.rel,
+                many.len(),
+                many.iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+        .detail("path", path.rel.as_str())
+        .detail(
+            "candidates",
+            many.iter()
+                .map(|l| serde_json::json!({"line": l}))
+                .collect::<Vec<_>>(),
+        )
+        .hint("Re-read the lines with `read --mode line` and use fresh anchors.")),
+    }
+}
+
+/// The 1-based lines where `region` (whole lines) starts in `text`; a region ending without a
+/// line break must end at a line's end.
+fn occurrences(text: &str, region: &str) -> Vec<usize> {
+    let open_end = !region.ends_with(['\n', '\r']);
+    split(text)
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| text[l.start..].starts_with(region))
+        .filter(|(_, l)| {
+            let end = l.start + region.len();
+            !open_end || matches!(text.as_bytes().get(end), None | Some(b'\n' | b'\r'))
+        })
+        .map(|(n, _)| n + 1)
+        .collect()
+}
+
+/// Marks every edit of a file whose bytes changed since the preflight as rebased, with the
+/// lines it touched in the file as first read and in the file as it is now.
+pub fn mark(proven: &[FileChange], files: &mut [FileChange]) {
+    let first: HashMap<&str, &FileChange> =
+        proven.iter().map(|c| (c.path.key.as_str(), c)).collect();
+    for change in files {
+        let Some(old) = first.get(change.path.key.as_str()) else {
+            continue;
+        };
+        if old.digest_before() == change.digest_before() {
+            continue;
+        }
+        for edit in &mut change.edits {
+            let Some(was) = old.edits.iter().find(|e| e.op == edit.op) else {
+                continue;
+            };
+            if let (Some(from), Some(to)) = (lines(was), lines(edit)) {
+                edit.rebased = Some(Rebased { from, to });
+            }
+        }
+    }
+}
+
+/// The lines an edit touched in the file it was resolved on: (first, last), 1-based.
+fn lines(edit: &EditReport) -> Option<(usize, usize)> {
+    let start = edit.spans.iter().map(|s| s.old_start).min()?;
+    let end = edit.spans.iter().map(|s| s.old_end).max()?;
+    Some((start, end.max(start)))
+}
