@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use crate::error::{Code, Error, Result};
 use crate::locate::lines::split;
 use crate::plan::{LineAnchor, NodeOp, OpKind, Plan, Target};
-use crate::txn::change::{EditReport, FileChange, Rebased};
+use crate::txn::change::{EditReport, FileChange, LineSpan, Rebased};
 use crate::workspace::Workspace;
 use crate::workspace::path::TargetPath;
 
@@ -204,4 +204,29 @@ fn lines(edit: &EditReport) -> Option<(usize, usize)> {
     let start = edit.spans.iter().map(|s| s.old_start).min()?;
     let end = edit.spans.iter().map(|s| s.old_end).max()?;
     Some((start, end.max(start)))
+}
+
+/// A diff hunk found away from the line its header names (the file changed since the diff was
+/// made): rebased from the hunk's lines as written to the lines it matched.
+pub fn hinted(kind: &OpKind, spans: &[LineSpan]) -> Option<Rebased> {
+    use crate::plan::Side;
+    let OpKind::Block(block) = kind else {
+        return None;
+    };
+    let hint = block.hint_line?;
+    let first = spans.first()?;
+    let before = block
+        .script
+        .iter()
+        .take_while(|s| **s == Side::Both)
+        .count();
+    let old_len = block.script.iter().filter(|s| **s != Side::New).count();
+    let start = first.old_start.checked_sub(before)?;
+    if block.script.is_empty() || start == hint || old_len == 0 {
+        return None;
+    }
+    Some(Rebased {
+        from: (hint, hint + old_len - 1),
+        to: (start, start + old_len - 1),
+    })
 }

@@ -405,3 +405,26 @@ fn worktrees_share_locks_by_real_path_and_see_each_others_receipts() {
     let count = doc["receipts"].as_array().map_or(0, Vec::len);
     assert_eq!(count, 8, "both worktrees' receipts in one log: {doc}");
 }
+
+#[test]
+fn a_diff_made_before_the_file_changed_lands_rebased_from_its_header_lines() {
+    let repo = Repo::new();
+    repo.write("f.txt", BASE).commit();
+    repo.write("f.txt", SHIFTED);
+    let diff = "--- a/f.txt\n+++ b/f.txt\n@@ -2,2 +2,2 @@\n beta\n-gamma\n+GAMMA\n";
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], diff);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text("f.txt"), "top\nmore\nalpha\nbeta\nGAMMA\ndelta\n");
+    assert_eq!(rebased_lines(&doc), &lines((2, 3), (4, 5)), "{doc}");
+    assert_eq!(
+        receipt_rebased(&repo)[0]["to"],
+        json!({"start_line": 4, "end_line": 5})
+    );
+    // Where the header says: nothing to rebase.
+    let repo = Repo::new();
+    repo.write("f.txt", BASE).commit();
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], diff);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(doc.get("rebased").is_none(), "{doc}");
+    assert_eq!(receipt_rebased(&repo), Value::Null);
+}
