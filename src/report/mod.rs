@@ -114,7 +114,17 @@ fn file_text(change: &FileChange, dry_run: bool) -> String {
         short(change.digest_before().map(|d| d.to_hex())),
         short(change.digest_after().map(|d| d.to_hex()))
     );
-    format!("{verb} {}{what}  {digests}\n", change.path.rel)
+    let rebased: Vec<String> = change
+        .edits
+        .iter()
+        .filter_map(|e| e.rebased)
+        .map(|r| format!("{}-{} -> {}-{}", r.from.0, r.from.1, r.to.0, r.to.1))
+        .collect();
+    let rebased = match rebased.is_empty() {
+        true => String::new(),
+        false => format!(" (rebased: lines {})", rebased.join(", ")),
+    };
+    format!("{verb} {}{what}{rebased}  {digests}\n", change.path.rel)
 }
 
 /// The fields identedit's readers check: `changed` (the content changes), `transaction`

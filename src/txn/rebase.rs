@@ -230,3 +230,44 @@ pub fn hinted(kind: &OpKind, spans: &[LineSpan]) -> Option<Rebased> {
         to: (start, start + old_len - 1),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Block, Side};
+
+    #[test]
+    fn a_region_is_found_only_at_line_starts_and_whole_at_its_end() {
+        let text = "xa\nb\na\nb\na\nbc\n";
+        assert_eq!(occurrences(text, "a\nb\n"), vec![3]);
+        assert_eq!(occurrences(text, "a\nb"), vec![3]);
+        assert_eq!(occurrences("a\r\nb\r\na\nb\n", "a\nb\n"), vec![3]);
+        assert_eq!(occurrences("q\nq\n", "q\n"), vec![1, 2]);
+        assert!(occurrences("abc\n", "ab").is_empty());
+    }
+
+    #[test]
+    fn a_hunk_is_rebased_only_away_from_its_header_line() {
+        let block = |hint| {
+            OpKind::Block(Block {
+                hint_line: Some(hint),
+                script: vec![Side::Both, Side::Old, Side::New, Side::Both],
+                ..Block::default()
+            })
+        };
+        let span = |line| LineSpan {
+            old_start: line,
+            old_end: line,
+            new_start: line,
+            new_end: line,
+        };
+        assert_eq!(hinted(&block(2), &[span(3)]), None);
+        assert_eq!(
+            hinted(&block(2), &[span(5)]),
+            Some(Rebased {
+                from: (2, 4),
+                to: (4, 6)
+            })
+        );
+    }
+}
