@@ -428,3 +428,62 @@ fn a_diff_made_before_the_file_changed_lands_rebased_from_its_header_lines() {
     assert!(doc.get("rebased").is_none(), "{doc}");
     assert_eq!(receipt_rebased(&repo), Value::Null);
 }
+
+#[test]
+fn a_transaction_killed_in_a_worktree_is_rolled_back_there_and_its_lock_is_free() {
+    use std::os::unix::process::ExitStatusExt;
+    let repo = Repo::new();
+    repo.write("f.txt", BASE).write("g.txt", "g\n").commit();
+    let other = tempfile::tempdir().expect("temp dir");
+    let wt = other.path().join("wt");
+    git(
+        repo.path(),
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "b",
+            wt.to_str().expect("utf8"),
+        ],
+    );
+    let body = crate::common::plan(json!({"edits": [
+        {"path": "f.txt", "find": "gamma", "replace": "GAMMA"},
+        {"path": "g.txt", "find": "g", "replace": "G"}]}));
+    let mut cmd = repo.cmd();
+    cmd.current_dir(&wt)
+        .args(["apply", "-", "--format", "json"])
+        .env("IDENTEDIT_FAILPOINT", "after_first_rename");
+    let out = crate::common::run_with_stdin(&mut cmd, &body);
+    assert_eq!(out.status.signal(), Some(9), "killed at the failpoint");
+    // The journal is the worktree's own (inside the common directory); the next command there
+    // rolls it back, and the locks in the common directory are free again.
+    let (rc, doc) = {
+        let out = repo
+            .cmd()
+            .current_dir(&wt)
+            .args(["edit", "f.txt", "--find", "alpha", "--replace", "ALPHA"])
+            .args(["--format", "json", "--wait", "0"])
+            .output()
+            .expect("run");
+        (
+            out.status.code().unwrap_or(-1),
+            crate::common::parse_one_document(&out),
+        )
+    };
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["recovered"][0]["direction"], "back", "{doc}");
+    assert_eq!(
+        std::fs::read_to_string(wt.join("f.txt")).expect("read"),
+        "ALPHA\nbeta\ngamma\ndelta\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("g.txt")).expect("read"),
+        "g\n"
+    );
+    assert_eq!(
+        repo.text("f.txt"),
+        BASE,
+        "the main work tree's file is another file"
+    );
+}
