@@ -487,3 +487,34 @@ fn a_transaction_killed_in_a_worktree_is_rolled_back_there_and_its_lock_is_free(
         "the main work tree's file is another file"
     );
 }
+
+#[test]
+fn a_changeset_node_edit_is_rebased_when_only_other_code_changed_and_its_receipt_verifies() {
+    let repo = Repo::new();
+    let py = "def f():\n    return 1\n\n\ndef g():\n    return 2\n";
+    repo.write("m.py", py).commit();
+    let g = crate::changeset::handle(&repo, "m.py", "g");
+    let request = json!({"command": "edit", "file": "m.py", "operations": [
+        {"target": crate::changeset::node(&g),
+         "op": {"type": "replace", "new_text": "def g():\n    return 20"}}]});
+    let changeset = crate::changeset::built(&repo, &request);
+    let meanwhile = py.replace("return 1", "return 10");
+    repo.write("m.py", format!("import os\n\n\n{meanwhile}"));
+    let (rc, doc) = crate::changeset::apply(&repo, &changeset, &[]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        repo.text("m.py"),
+        "import os\n\n\ndef f():\n    return 10\n\n\ndef g():\n    return 20\n"
+    );
+    assert_eq!(
+        doc["changeset"]["rebased"][0]["from"],
+        json!({"start_line": 5, "end_line": 6}),
+        "{doc}"
+    );
+    assert_eq!(
+        doc["changeset"]["rebased"][0]["to"],
+        json!({"start_line": 8, "end_line": 9})
+    );
+    let (rc, doc) = repo.json(&["verify"]);
+    assert_eq!(rc, 0, "{doc}");
+}
