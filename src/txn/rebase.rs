@@ -21,61 +21,73 @@ use crate::txn::change::{EditReport, FileChange, LineSpan, Rebased};
 use crate::workspace::Workspace;
 use crate::workspace::path::TargetPath;
 
-/// The plan with every operation bound to what the preflight resolved in `files`.
+/// The plan with every operation of a file that changed since the preflight bound to what the
+/// preflight resolved in `files`.
 pub fn bind(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Plan> {
-    let by_key: HashMap<&str, &FileChange> =
-        files.iter().map(|c| (c.path.key.as_str(), c)).collect();
+    // Each file is compared once, however many operations it has.
+    let moved: HashMap<&str, &FileChange> = files
+        .iter()
+        .filter(|c| {
+            !c.before
+                .as_ref()
+                .is_some_and(|b| super::same_content(&c.path.abs, &b.bytes))
+        })
+        .map(|c| (c.path.key.as_str(), c))
+        .collect();
     let mut plan = plan.clone();
     for (i, op) in plan.ops.iter_mut().enumerate() {
         let Ok(path) = crate::workspace::path::resolve(ws, &op.path) else {
             continue;
         };
-        let Some(change) = by_key.get(path.key.as_str()) else {
-            continue;
-        };
-        let unchanged = change
-            .before
-            .as_ref()
-            .is_some_and(|b| super::same_content(&change.path.abs, &b.bytes));
-        if unchanged {
-            continue;
-        }
-        let report = change.edits.iter().find(|e| e.op == i);
-        let digest = change.digest_before();
-        match &mut op.kind {
-            OpKind::Targeted {
-                target,
-                op: action,
-                expected: expected @ None,
-                repair,
-            } => match target {
-                Target::Lines { start, end } => {
-                    rebase_lines(change, report, start, end.as_mut(), &path)?;
-                    *repair = false;
-                }
-                _ if target.is_structural() && movable(action) => {
-                    match report.and_then(|r| r.node.as_ref()) {
-                        Some(node) => {
-                            *target = Target::Node {
-                                identity: node.identity.clone(),
-                                kind: Some(node.kind.clone()),
-                                expected_hash: Some(node.hash.clone()),
-                                span_hint: None,
-                            }
-                        }
-                        None => *expected = digest,
-                    }
-                }
-                _ => *expected = digest,
-            },
-            OpKind::Config {
-                expected: expected @ None,
-                ..
-            } => *expected = digest,
-            _ => {}
+        if let Some(change) = moved.get(path.key.as_str()) {
+            let report = change.edits.iter().find(|e| e.op == i);
+            bind_op(&mut op.kind, change, report, &path)?;
         }
     }
     Ok(plan)
+}
+
+/// Binds one operation of a moved file (see the module documentation).
+fn bind_op(
+    kind: &mut OpKind,
+    change: &FileChange,
+    report: Option<&EditReport>,
+    path: &TargetPath,
+) -> Result<()> {
+    let digest = change.digest_before();
+    match kind {
+        OpKind::Targeted {
+            target,
+            op: action,
+            expected: expected @ None,
+            repair,
+        } => match target {
+            Target::Lines { start, end } => {
+                rebase_lines(change, report, start, end.as_mut(), path)?;
+                *repair = false;
+            }
+            _ if target.is_structural() && movable(action) => {
+                match report.and_then(|r| r.node.as_ref()) {
+                    Some(node) => {
+                        *target = Target::Node {
+                            identity: node.identity.clone(),
+                            kind: Some(node.kind.clone()),
+                            expected_hash: Some(node.hash.clone()),
+                            span_hint: None,
+                        }
+                    }
+                    None => *expected = digest,
+                }
+            }
+            _ => *expected = digest,
+        },
+        OpKind::Config {
+            expected: expected @ None,
+            ..
+        } => *expected = digest,
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Operations on a structure that only depend on the structure's own bytes.
