@@ -255,6 +255,14 @@ fn an_exact_edit_lands_rebased_but_expected_sha256_refuses_any_change() {
     let (rc, doc) = raced(&repo, &pinned, "", SHIFTED);
     assert_eq!((rc, code(&doc)), (1, "evidence_changed"), "{doc}");
     assert_eq!(repo.text("f.txt"), SHIFTED);
+    // The plan's `expected_source_sha256` (the agent-edit seed's precondition) likewise.
+    let repo = Repo::new();
+    repo.write("f.txt", BASE).commit();
+    let plan = crate::common::plan(json!({"edits": [{"path": "f.txt", "find": "gamma",
+        "replace": "GAMMA", "expected_source_sha256": sha}]}));
+    let (rc, doc) = raced(&repo, &["apply", "-"], &plan, SHIFTED);
+    assert_eq!((rc, code(&doc)), (1, "evidence_changed"), "{doc}");
+    assert_eq!(repo.text("f.txt"), SHIFTED);
 }
 
 #[test]
