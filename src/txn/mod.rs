@@ -102,7 +102,7 @@ pub fn execute_observed(
         (files, api_changes)
     } else {
         let mut rebased = prepare::prepare(ws, &rebase::bind(ws, plan, &files)?, &options)?;
-        rebase::mark(&files, &mut rebased);
+        rebase::mark(&files, &mut rebased)?;
         let api_changes = crate::lang::api::guard(ws, plan, &rebased)?;
         (rebased, api_changes)
     };

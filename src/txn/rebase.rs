@@ -190,7 +190,7 @@ fn occurrences(text: &str, region: &str) -> Vec<usize> {
 
 /// Marks every edit of a file whose bytes changed since the preflight as rebased, with the
 /// lines it touched in the file as first read and in the file as it is now.
-pub fn mark(proven: &[FileChange], files: &mut [FileChange]) {
+pub fn mark(proven: &[FileChange], files: &mut [FileChange]) -> Result<()> {
     let first: HashMap<&str, &FileChange> =
         proven.iter().map(|c| (c.path.key.as_str(), c)).collect();
     for change in files {
@@ -200,15 +200,57 @@ pub fn mark(proven: &[FileChange], files: &mut [FileChange]) {
         if old.digest_before() == change.digest_before() {
             continue;
         }
-        for edit in &mut change.edits {
+        for k in 0..change.edits.len() {
+            let edit = &change.edits[k];
             let Some(was) = old.edits.iter().find(|e| e.op == edit.op) else {
                 continue;
             };
+            same_regions(old, was, change, edit)?;
             if let (Some(from), Some(to)) = (lines(was), lines(edit)) {
-                edit.rebased = Some(Rebased { from, to });
+                change.edits[k].rebased = Some(Rebased { from, to });
             }
         }
     }
+    Ok(())
+}
+
+/// The bytes an edit replaces, in the file it was resolved on.
+fn replaced<'c>(change: &'c FileChange, edit: &EditReport) -> Vec<&'c [u8]> {
+    let bytes = change.before.as_ref().map_or(&[][..], |b| &b.bytes[..]);
+    edit.byte_ranges
+        .iter()
+        .map(|(old, _)| bytes.get(old.clone()).unwrap_or_default())
+        .collect()
+}
+
+/// Whatever found an operation again (a name, an anchor, a tolerant match), it replaces only
+/// text it replaced when it was proven: a symbol edit whose body another agent changed, or a
+/// structure whose comments did, is refused rather than overwritten.
+fn same_regions(
+    old: &FileChange,
+    was: &EditReport,
+    now: &FileChange,
+    edit: &EditReport,
+) -> Result<()> {
+    let (before, after) = (replaced(old, was), replaced(now, edit));
+    let same = match before.len() == after.len() {
+        true => before == after,
+        // `all` occurrences: as many as there are now, each the text proven.
+        false => after.iter().all(|a| before.contains(a)),
+    };
+    if same {
+        return Ok(());
+    }
+    Err(Error::new(
+        Code::EvidenceChanged,
+        format!(
+            "{}: the text {} replaces changed since it was read (another edit landed)",
+            now.path.rel, edit.pointer
+        ),
+    )
+    .detail("path", now.path.rel.as_str())
+    .detail("pointer", edit.pointer.as_str())
+    .hint("Re-read the file and rebuild the edit against its current content."))
 }
 
 /// The lines an edit touched in the file it was resolved on: (first, last), 1-based.

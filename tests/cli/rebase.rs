@@ -526,3 +526,46 @@ fn a_changeset_node_edit_is_rebased_when_only_other_code_changed_and_its_receipt
     let (rc, doc) = repo.json(&["verify"]);
     assert_eq!(rc, 0, "{doc}");
 }
+
+#[test]
+fn a_symbol_edit_whose_body_another_agent_changed_is_refused_not_overwritten() {
+    let py = "def f():\n    return 1\n\n\ndef g():\n    return 2\n";
+    for (meanwhile, landed) in [
+        (py.replace("return 1", "return 10"), true),
+        (py.replace("return 2", "return 3"), false),
+    ] {
+        let repo = Repo::new();
+        repo.write("m.py", py)
+            .write("body.txt", "return 20\n")
+            .commit();
+        let (held, lock) = hold(&repo.path().join(".git"), repo.path(), "m.py");
+        let args = [
+            "edit",
+            "m.py",
+            "--symbol",
+            "g",
+            "--replace-body",
+            "--text-file",
+        ];
+        let mut child = spawn(
+            &repo,
+            &[&args[..], &["body.txt", "--wait", "120"]].concat(),
+            "",
+        );
+        wait_until_queued(&mut child, &lock);
+        repo.write("m.py", &meanwhile);
+        drop(held);
+        let (rc, doc) = finish(child);
+        if landed {
+            assert_eq!(rc, 0, "{doc}");
+            assert_eq!(
+                repo.text("m.py"),
+                meanwhile.replace("return 2", "return 20")
+            );
+            assert_eq!(doc["rebased"], true, "{doc}");
+        } else {
+            assert_eq!((rc, code(&doc)), (1, "evidence_changed"), "{doc}");
+            assert_eq!(repo.text("m.py"), meanwhile, "another agent's body is kept");
+        }
+    }
+}
