@@ -25,7 +25,9 @@ a landed edit missing is a lost update, any other difference a corrupt file. The
 import argparse
 import hashlib
 import json
+import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -255,8 +257,21 @@ def main():
         t.join()
     elapsed = time.perf_counter() - start
     landed = sum(s["landed"] for s in stats.values())
+    plans = sum(s["plans"] for s in stats.values())
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000 / max(plans, 1)
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    harness_ms = (own.ru_utime + own.ru_stime) * 1000 / max(plans, 1)
+    cores = len(os.sched_getaffinity(0))
     report = {"agents": cfg.agents, "files": cfg.files, "mode": cfg.mode,
-              "seconds": round(elapsed, 1), "landed_per_second": round(landed / elapsed, 2)}
+              "seconds": round(elapsed, 1), "landed_per_second": round(landed / elapsed, 2),
+              # CPU of the identedit processes (and the git setup) per plan: with `cores`
+              # cores, no number of agents lands more than cores * 1000 / cpu_ms plans/s.
+              # The harness itself (reading files, building plans, spawning) runs beside them.
+              "cpu_ms_per_plan": round(cpu_ms, 2), "harness_cpu_ms_per_plan": round(harness_ms, 2),
+              "cores": cores, "load_average": os.getloadavg()[0],
+              "cpu_bound_plans_per_second":
+                  round(cores * 1000 / (cpu_ms + harness_ms), 1) if cpu_ms else None}
     for kind, s in stats.items():
         report[kind] = {"plans": s["plans"], "landed": s["landed"],
                         "landed_fraction": round(s["landed"] / s["plans"], 4),
@@ -269,7 +284,10 @@ def main():
         print(json.dumps(report, indent=2))
     else:
         print(f"{cfg.agents} agents, {cfg.files} files ({cfg.mode}), {report['seconds']} s: "
-              f"{report['landed_per_second']} landed plans/s")
+              f"{report['landed_per_second']} landed plans/s; CPU per plan {report['cpu_ms_per_plan']}"
+              f" ms (+ {report['harness_cpu_ms_per_plan']} ms harness), so at most "
+              f"{report['cpu_bound_plans_per_second']}/s on {report['cores']} cores "
+              f"(load average at the end {report['load_average']:.1f})")
         for kind in ("own", "hot"):
             if kind in report:
                 r = report[kind]
