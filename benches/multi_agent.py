@@ -19,7 +19,8 @@ line: the scaling case (compare `--agents 1` with `--agents 8`).
 At the end the content of every file is rebuilt from what the agents know landed (each agent
 alone changes its regions; HOT is bumped once per landed bump) and compared byte for byte:
 a landed edit missing is a lost update, any other difference a corrupt file. The receipts in
-`refs/identedit/log` must count the landed plans.
+`refs/identedit/log` must count the landed plans. Exit 1 when an update is lost, a file is
+corrupt, a receipt is missing or a plan on an agent's own regions did not land.
 """
 
 import argparse
@@ -297,7 +298,11 @@ def main():
         c = report["check"]
         print(f"  lost updates {c['lost_updates']}, corrupt files {c['corrupt_files']}, "
               f"receipts {c['receipts']} (match landed: {c['receipts_match_landed']})")
-    ok = report["check"]["lost_updates"] == 0 and report["check"]["corrupt_files"] == 0
+    # The targets: nothing lost or corrupt, and every plan on a region no other agent changes
+    # (its own functions) lands.
+    own = report.get("own", {"plans": 0, "landed": 0})
+    ok = (report["check"]["lost_updates"] == 0 and report["check"]["corrupt_files"] == 0
+          and own["landed"] == own["plans"] and report["check"]["receipts_match_landed"])
     sys.exit(0 if ok else 1)
 
 
