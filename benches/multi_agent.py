@@ -7,7 +7,7 @@ Usage: python3 benches/multi_agent.py BIN [--agents 8] [--files 20] [--seconds 6
 Every file holds, for every agent, `--slots` functions only that agent edits (its regions),
 and one `HOT = n` line every agent bumps (an overlapping edit: it is built from a read of the
 file, so it refuses when another agent bumped it in between). An agent's plan on its own
-region is one of: exact find/replace (`edit`), Aider SEARCH/REPLACE, Codex patch, unified diff
+region is one of: exact find/replace (`edit`), a source_edit_plan (`apply`), Aider SEARCH/REPLACE, Codex patch, unified diff
 (line numbers from the agent's own read), a `LINE:HASH` anchor (`patch --at --auto-repair`,
 from the same read), a symbol replacement (`patch --symbol`); a quarter of them insert a statement (which
 shifts every line below it, so other agents' line numbers and anchors go stale and must be
@@ -38,7 +38,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-DIALECTS = ["edit", "aider", "codex", "diff", "anchor", "symbol"]
+DIALECTS = ["edit", "aider", "codex", "diff", "anchor", "symbol", "plan"]
 
 
 def git(repo, *args):
@@ -104,6 +104,10 @@ def plan(dialect, repo, fname, region, insert, note):
     old_l, new_l = old.rstrip("\n").split("\n"), new.rstrip("\n").split("\n")
     if dialect == "edit":
         return ["edit", fname, "--find", old, "--replace", new], "", result
+    if dialect == "plan":
+        doc = {"type": "source_edit_plan", "contract_version": "1.0",
+               "edits": [{"path": fname, "find": old, "replace": new}]}
+        return ["apply", "-"], json.dumps(doc), result
     if dialect == "aider":
         block = f"{fname}\n<<<<<<< SEARCH\n{old}=======\n{new}>>>>>>> REPLACE\n"
         return ["apply", "-"], block, result
