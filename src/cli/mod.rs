@@ -16,6 +16,7 @@ pub mod pipeline;
 pub mod read;
 pub mod recover;
 pub mod show;
+pub mod stale_anchor;
 pub mod symbol_flags;
 pub mod undo;
 pub mod verify;

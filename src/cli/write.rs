@@ -55,7 +55,22 @@ pub fn run_with(
     if let Some(label) = super::bundle_label(flags.task.as_deref(), flags.output_dir.as_deref()) {
         intent.label = label;
     }
-    let result = run_intent(ws, plan, intent, options, flags);
+    let result = match run_intent(ws, plan, intent.clone(), options, flags) {
+        Err(e) => match super::stale_anchor::rebase(ws, plan, &e) {
+            Some((rebased, moved)) => {
+                intent.rebased.extend(moved.iter().cloned());
+                run_intent(ws, &rebased, intent, options, flags).map(|(mut report, r)| {
+                    report.json.insert("rebased".into(), true.into());
+                    report
+                        .json
+                        .insert("rebased_operations".into(), moved.into());
+                    (report, r)
+                })
+            }
+            None => Err(e),
+        },
+        ok => ok,
+    };
     match plan.dialect {
         "edit_flags" | "patch_flags" => result.map_err(super::flags::in_flag_terms),
         _ => result,

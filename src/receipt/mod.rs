@@ -7,6 +7,7 @@
 //! `refs/identedit/receipts/<label>`. This module owns the document; `record` writes it,
 //! `store` reads it back, `verify` and `undo` act on it.
 
+pub mod evidence;
 pub mod observe;
 pub mod record;
 pub mod store;

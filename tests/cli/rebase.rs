@@ -569,3 +569,37 @@ fn a_symbol_edit_whose_body_another_agent_changed_is_refused_not_overwritten() {
         }
     }
 }
+
+#[test]
+fn a_stale_anchor_is_rebased_when_the_ledger_holds_the_version_it_was_read_from() {
+    let repo = Repo::new();
+    repo.write("f.txt", BASE).commit();
+    let at = anchor(&repo, 3);
+    // Another agent's recorded write moves the line.
+    let (rc, doc) = repo.json(&[
+        "patch",
+        "f.txt",
+        "--at",
+        "file-start",
+        "--insert",
+        "top\nmore\n",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    let (rc, doc) = repo.json(&["patch", "f.txt", "--at", &at, "--replace", "GAMMA"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text("f.txt"), "top\nmore\nalpha\nbeta\nGAMMA\ndelta\n");
+    assert_eq!(doc["rebased"], true, "{doc}");
+    let moved = json!([{"pointer": doc["rebased_operations"][0]["pointer"], "path": "f.txt",
+                        "from": {"start_line": 3, "end_line": 3},
+                        "to": {"start_line": 5, "end_line": 5}}]);
+    assert_eq!(doc["rebased_operations"], moved, "{doc}");
+    assert_eq!(receipt_rebased(&repo)[0]["to"], moved[0]["to"]);
+    // Changed by hand (no receipt of the version it was read from): the seed's contract.
+    let repo = Repo::new();
+    repo.write("f.txt", BASE).commit();
+    let at = anchor(&repo, 3);
+    repo.write("f.txt", SHIFTED);
+    let (rc, doc) = repo.json(&["patch", "f.txt", "--at", &at, "--replace", "GAMMA"]);
+    assert_eq!((rc, code(&doc)), (1, "precondition_failed"), "{doc}");
+    assert_eq!(repo.text("f.txt"), SHIFTED);
+}
