@@ -8,8 +8,8 @@ Every file holds, for every agent, `--slots` functions only that agent edits (it
 and one `HOT = n` line every agent bumps (an overlapping edit: it is built from a read of the
 file, so it refuses when another agent bumped it in between). An agent's plan on its own
 region is one of: exact find/replace (`edit`), a source_edit_plan (`apply`), Aider SEARCH/REPLACE, Codex patch, unified diff
-(line numbers from the agent's own read), a `LINE:HASH` anchor (`patch --at --auto-repair`,
-from the same read), a symbol replacement (`patch --symbol`); a quarter of them insert a statement (which
+(line numbers from the agent's own read), a `LINE:HASH` anchor (`patch --at`, from the same
+read), a symbol replacement (`patch --symbol`); a quarter of them insert a statement (which
 shifts every line below it, so other agents' line numbers and anchors go stale and must be
 rebased). Plans run with `--wait 60`.
 
@@ -124,10 +124,9 @@ def plan(dialect, repo, fname, region, insert, note):
         line = line_of(repo / fname, target) or 1
         anchor = f"{line}:{hashlib.sha256(target.encode()).hexdigest()[:8]}"
         # A line number read before another agent's insertion landed is stale before the
-        # preflight: a plain anchor says nothing about when it was read, so the agent opts
-        # into the one deterministic remap (`--auto-repair`: the one line with that hash).
-        # Anchors that go stale while the plan queues on the lock are rebased without it.
-        repair = ["--auto-repair"]
+        # preflight: rebased because the ledger holds the version it was read from. Anchors
+        # that go stale while the plan queues on the lock are rebased under the lock.
+        repair = []
         if insert:
             return ["patch", fname, "--at", anchor, "--insert-after-line", f"    {note} = 1",
                     *repair], "", result

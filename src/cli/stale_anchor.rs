@@ -20,6 +20,16 @@ pub fn rebase(ws: &Workspace, plan: &Plan, error: &Error) -> Option<(Plan, Vec<V
         return None;
     }
     let rel = error.details.get("path")?.as_str()?.to_owned();
+    let key = plan
+        .ops
+        .iter()
+        .find_map(|op| path::resolve(ws, &op.path).ok().filter(|p| p.rel == rel))?
+        .key;
+    // The write that made the current bytes records its receipt before it lets go of the
+    // file's lock: one turn on the lock, and the version it replaced is in the ledger.
+    let lock = ws.lock_key(&key);
+    let _turn =
+        crate::txn::lock::acquire(&ws.lock_dir(), &[&lock], crate::txn::lock::timeout).ok()?;
     let now = std::fs::read(ws.root.join(&rel)).ok()?;
     let mut plan = plan.clone();
     let mut moved = Vec::new();
