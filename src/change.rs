@@ -52,6 +52,26 @@ pub struct EditReport {
     pub byte_ranges: Vec<(Range<usize>, Range<usize>)>,
     /// The structure a structure target resolved to.
     pub node: Option<NodeFacts>,
+    /// The file changed elsewhere after the edit was read and the edit's region was found
+    /// again, unchanged, in the current bytes.
+    pub rebased: Option<Rebased>,
+}
+
+/// Where a rebased edit's region was (lines in the file as first read) and is (lines in the
+/// file it was applied to): 1-based, inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rebased {
+    pub from: (usize, usize),
+    pub to: (usize, usize),
+}
+
+impl Rebased {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "from": {"start_line": self.from.0, "end_line": self.from.1},
+            "to": {"start_line": self.to.0, "end_line": self.to.1},
+        })
+    }
 }
 
 /// What a structure target resolved to, as `read` would show it.

@@ -18,6 +18,7 @@ pub mod recover;
 #[cfg(test)]
 mod roundtrip;
 pub mod show;
+pub mod stale_anchor;
 pub mod symbol_flags;
 pub mod undo;
 pub mod verify;
@@ -43,6 +44,11 @@ pub struct Cli {
     /// `apply --dry-run --diff --color never`); `always` colours a printed diff.
     #[arg(long, global = true, value_enum, value_name = "WHEN")]
     pub color: Option<Color>,
+    /// Queue this long for the locks of files another process is editing, then refuse with
+    /// `resource_busy`. Default: `IDENTEDIT_LOCK_TIMEOUT_MS`, else `git config identedit.wait`
+    /// (seconds), else 10 s.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = crate::workspace::lock::parse_seconds)]
+    pub wait: Option<std::time::Duration>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -200,6 +206,8 @@ pub fn run_with_input(
         Ok(ws) => ws,
         Err(e) => return (Err(e), Vec::new()),
     };
+    let root = ws.repo.as_ref().map(|r| r.workdir.clone());
+    crate::workspace::lock::configure(cli.wait, root, wait_setting);
     // A hook must not roll back a half-written transaction under a running `git commit`: the
     // pre-commit check reports it instead.
     let mut recovered = match cli.command {
@@ -297,4 +305,11 @@ pub(crate) fn read_stdin(what: &str) -> Result<Vec<u8>> {
 /// Shared by commands that apply a plan.
 pub(crate) fn usage_error(message: impl Into<String>) -> Error {
     Error::usage(message).hint("Run `git identedit <command> --help` for the accepted options.")
+}
+
+/// `git config identedit.wait` of the repository at `root` (an unreadable value is ignored).
+fn wait_setting(root: &std::path::Path) -> Option<String> {
+    let repo = crate::git::repo::discover(root).ok()?;
+    let value = repo.config_snapshot().string("identedit.wait")?;
+    Some(value.to_string())
 }

@@ -101,10 +101,14 @@ fn apply(
     let proven = txn::execute(ws, &proving, dry)
         .map_err(|e| changed_since_built(ws, &loaded.doc, located(ws, plan, e)))?;
     let verified = report::changeset::verify(&loaded, &proven)?;
-    let pinned = txn::pin(ws, plan, &proven.files, txn::Pin::Every);
-    let (mut report, recovered) =
-        super::write::run(ws, "apply", &pinned, input.to_vec(), options, args.write)
-            .map_err(|e| located(ws, plan, e))?;
+    let pinned = txn::pin(ws, plan, &proven.files);
+    let written = super::write::Written {
+        command: "apply",
+        input: input.to_vec(),
+        rebased: verified.rebased.clone(),
+    };
+    let (mut report, recovered) = super::write::run_with(ws, &pinned, written, options, args.write)
+        .map_err(|e| located(ws, plan, e))?;
     add_verification(&mut report, &loaded, &verified);
     Ok((report, recovered))
 }
@@ -159,8 +163,12 @@ fn add_verification(report: &mut Report, loaded: &Loaded, verified: &report::cha
             "operations": loaded.compiled.ops.len(),
             "previews_refreshed": verified.refreshed,
             "repaired": verified.repaired,
+            "rebased": verified.rebased,
         }),
     );
+    if !verified.rebased.is_empty() {
+        report.json.insert("rebased".into(), true.into());
+    }
     let mut lines = String::new();
     for r in &verified.repaired {
         lines.push_str(&format!(
@@ -170,8 +178,17 @@ fn add_verification(report: &mut Report, loaded: &Loaded, verified: &report::cha
             r["to_line"]
         ));
     }
-    for p in &verified.refreshed {
-        lines.push_str(&format!("refreshed the preview of {p}\n"));
+    for r in &verified.rebased {
+        let at = |side: &str| {
+            let l = &r[side];
+            format!("{}-{}", l["start_line"], l["end_line"])
+        };
+        lines.push_str(&format!(
+            "rebased {}: lines {} -> {}\n",
+            r["pointer"].as_str().unwrap_or_default(),
+            at("from"),
+            at("to")
+        ));
     }
     if report.note.is_empty() {
         report.text.push_str(&lines);

@@ -26,12 +26,52 @@ pub fn run(
     options: txn::Options,
     flags: &WriteFlags,
 ) -> Result<(Report, Vec<Recovered>)> {
-    let mut intent = Intent::for_plan(command, plan, input);
+    let written = Written {
+        command,
+        input,
+        rebased: Vec::new(),
+    };
+    run_with(ws, plan, written, options, flags)
+}
+
+/// What a write records besides the plan: the command, its input and the operations the
+/// command rebased before the engine ran.
+pub struct Written<'c> {
+    pub command: &'c str,
+    pub input: Vec<u8>,
+    pub rebased: Vec<Value>,
+}
+
+/// [`run`], with the operations a command rebased itself (a changeset's) for the receipt.
+pub fn run_with(
+    ws: &Workspace,
+    plan: &Plan,
+    written: Written<'_>,
+    options: txn::Options,
+    flags: &WriteFlags,
+) -> Result<(Report, Vec<Recovered>)> {
+    let mut intent = Intent::for_plan(written.command, plan, written.input);
+    intent.rebased = written.rebased;
     intent.staged = flags.stage;
     if let Some(label) = super::bundle_label(flags.task.as_deref(), flags.output_dir.as_deref()) {
         intent.label = label;
     }
-    let result = run_intent(ws, plan, intent, options, flags);
+    let result = match run_intent(ws, plan, intent.clone(), options, flags) {
+        Err(e) => match super::stale_anchor::rebase(ws, plan, &e) {
+            Some((rebased, moved)) => {
+                intent.rebased.extend(moved.iter().cloned());
+                run_intent(ws, &rebased, intent, options, flags).map(|(mut report, r)| {
+                    report.json.insert("rebased".into(), true.into());
+                    report
+                        .json
+                        .insert("rebased_operations".into(), moved.into());
+                    (report, r)
+                })
+            }
+            None => Err(e),
+        },
+        ok => ok,
+    };
     match plan.dialect {
         "edit_flags" | "patch_flags" => result.map_err(super::flags::in_flag_terms),
         _ => result,

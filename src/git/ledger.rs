@@ -109,7 +109,7 @@ pub fn append(
     // the CAS still guards against writers that do not take the lock.
     let locks = repo.common_dir().join("identedit").join("locks");
     let _turn =
-        crate::workspace::lock::acquire_ledger(&locks, log_ref, crate::workspace::lock::timeout())?;
+        crate::workspace::lock::acquire_ledger(&locks, log_ref, crate::workspace::lock::timeout)?;
     let mut last_error = None;
     for _ in 0..CAS_ATTEMPTS {
         let tip = ref_target(repo, log_ref)?;

@@ -7,6 +7,7 @@
 //! `refs/identedit/receipts/<label>`. This module owns the document; `record` writes it,
 //! `store` reads it back, `verify` and `undo` act on it.
 
+pub mod evidence;
 pub mod observe;
 pub mod record;
 pub mod store;
@@ -88,6 +89,10 @@ pub struct Receipt {
     /// For an undo: the receipt it reverses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<Reference>,
+    /// Operations applied on bytes that changed since they were built, their regions found
+    /// again unchanged: `{pointer, path, from: {start_line, end_line}, to: {…}}`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rebased: Vec<serde_json::Value>,
     /// For a failed write: the error that stopped it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<serde_json::Value>,

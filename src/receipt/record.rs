@@ -37,6 +37,9 @@ pub struct Intent {
     pub removed_symbols: Vec<String>,
     pub applied_to: AppliedTo,
     pub staged: bool,
+    /// Operations rebased before the engine ran (a changeset built on older bytes): their
+    /// pointers and line ranges, as `apply` reports them.
+    pub rebased: Vec<serde_json::Value>,
 }
 
 impl Intent {
@@ -59,6 +62,7 @@ impl Intent {
             removed_symbols: removed_by_plan(plan),
             applied_to: AppliedTo::WorkTree,
             staged: false,
+            rebased: Vec::new(),
         }
     }
 }
@@ -365,8 +369,28 @@ fn build(
         acknowledged_api_changes: intent.acknowledged_api_changes.clone(),
         removed_symbols: intent.removed_symbols.clone(),
         undoes: intent.undoes.clone(),
+        rebased: rebased(intent, files),
         error: None,
     }
+}
+
+/// Every rebased operation: those the engine found again in bytes that changed under it, and
+/// those the command rebased before (a changeset's).
+fn rebased(intent: &Intent, files: &[FileChange]) -> Vec<serde_json::Value> {
+    let mut out = intent.rebased.clone();
+    for change in files {
+        for edit in &change.edits {
+            if let Some(r) = &edit.rebased {
+                let mut v = r.json();
+                v["pointer"] = edit.pointer.clone().into();
+                v["path"] = change.path.rel.clone().into();
+                if !out.iter().any(|o| o["pointer"] == v["pointer"]) {
+                    out.push(v);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// One changed path; blob ids come from `images` when the blobs were written, else they are

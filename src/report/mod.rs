@@ -92,6 +92,10 @@ fn file_json(change: &FileChange) -> Value {
                     .collect();
                 v["auto_repaired"] = json!(repaired);
             }
+            if let Some(r) = &e.rebased {
+                v["rebased"] = json!(true);
+                v["rebased_lines"] = r.json();
+            }
             v
         })
         .collect();
@@ -143,7 +147,17 @@ fn file_text(change: &FileChange, dry_run: bool) -> String {
         short(change.digest_before().map(|d| d.to_hex())),
         short(change.digest_after().map(|d| d.to_hex()))
     );
-    format!("{verb} {}{what}  {digests}\n", change.path.rel)
+    let rebased: Vec<String> = change
+        .edits
+        .iter()
+        .filter_map(|e| e.rebased)
+        .map(|r| format!("{}-{} -> {}-{}", r.from.0, r.from.1, r.to.0, r.to.1))
+        .collect();
+    let rebased = match rebased.is_empty() {
+        true => String::new(),
+        false => format!(" (rebased: lines {})", rebased.join(", ")),
+    };
+    format!("{verb} {}{what}{rebased}  {digests}\n", change.path.rel)
 }
 
 /// The fields identedit's readers check: `changed` (the content changes), `transaction`
@@ -162,6 +176,14 @@ fn seed_fields(json: &mut Map<String, Value>, outcome: &Outcome, files: usize, o
         .any(|e| !e.repaired.is_empty());
     let mode = if repaired { "repair" } else { "strict" };
     json.insert("applied_mode".into(), mode.into());
+    let rebased = outcome
+        .files
+        .iter()
+        .flat_map(|c| &c.edits)
+        .any(|e| e.rebased.is_some());
+    if rebased {
+        json.insert("rebased".into(), true.into());
+    }
     let status = if outcome.dry_run {
         "dry_run"
     } else {

@@ -1,7 +1,8 @@
 //! The one transaction engine: every plan, whatever its front-end, is applied here.
 //!
 //! `preflight (no lock) → lock every file in stable order → roll back dead journals that name
-//! our files → re-read and, if anything moved, re-prove the whole plan → journal → stage →
+//! our files → re-read and, if anything moved, rebase the whole plan onto the current bytes
+//! (`rebase`: every touched region unchanged and unique, else refused) → journal → stage →
 //! publish → commit`. A dry run stops after the preflight. The caller gets every pre-image and
 //! post-image back in the [`Outcome`].
 
@@ -11,6 +12,7 @@ pub mod mode;
 pub mod moves;
 pub mod prepare;
 pub mod publish;
+pub mod rebase;
 pub mod record;
 pub mod resolve;
 pub mod restore;
@@ -90,16 +92,19 @@ pub fn execute_observed(
         });
     }
     let keys: Vec<String> = files.iter().map(|c| c.path.key.clone()).collect();
-    let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let _locks = lock::acquire(&ws.lock_dir(), &key_refs, lock::timeout())?;
+    let real: Vec<String> = keys.iter().map(|k| ws.lock_key(k)).collect();
+    let key_refs: Vec<&str> = real.iter().map(String::as_str).collect();
+    let _locks = lock::acquire(&ws.lock_dir(), &key_refs, lock::timeout)
+        .map_err(|e| busy_path(e, &real, &keys))?;
     failpoint::hit("after_lock").map_err(|e| Error::io("failpoint", &e))?;
     let recovered = journal::settle(&ws.journal_dir(), &keys);
     let (files, api_changes) = if unchanged_since(&files) {
         (files, api_changes)
     } else {
-        let files = prepare::prepare(ws, &pin(ws, plan, &files, Pin::Bound), &options)?;
-        let api_changes = guard::guard(ws, plan, &files)?;
-        (files, api_changes)
+        let mut rebased = prepare::prepare(ws, &rebase::bind(ws, plan, &files)?, &options)?;
+        rebase::mark(&files, &mut rebased)?;
+        let api_changes = guard::guard(ws, plan, &rebased)?;
+        (rebased, api_changes)
     };
     let writes: Vec<&FileChange> = files
         .iter()
@@ -126,23 +131,12 @@ pub fn execute_observed(
     })
 }
 
-/// Which operations [`pin`] binds to the bytes a run read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pin {
-    /// Structure and file-boundary targets and config operations: when a file moved before
-    /// the locks were taken, such an operation is refused (`evidence_changed`), never
-    /// re-resolved on someone else's text. Exact-text edits and line anchors prove themselves
-    /// again.
-    Bound,
-    /// Every targeted and config operation (`apply` of a changeset commits exactly what its
-    /// dry run proved).
-    Every,
-}
-
-/// `plan` with the operations `which` names bound to the digest each file had when `files`
-/// were read (an operation that already expects a digest keeps it).
-pub fn pin(ws: &Workspace, plan: &Plan, files: &[FileChange], which: Pin) -> Plan {
-    use crate::plan::{OpKind, Target};
+/// `plan` with every targeted and config operation bound to the digest each file had when
+/// `files` were read (an operation that already expects a digest keeps it): `apply` of a
+/// changeset commits exactly what its dry run proved. (A plain run rebases instead: see
+/// [`rebase`].)
+pub fn pin(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Plan {
+    use crate::plan::OpKind;
     let mut plan = plan.clone();
     let digests: std::collections::HashMap<&str, crate::plan::Digest> = files
         .iter()
@@ -154,21 +148,24 @@ pub fn pin(ws: &Workspace, plan: &Plan, files: &[FileChange], which: Pin) -> Pla
         };
         let digest = digests.get(path.key.as_str()).copied();
         match &mut op.kind {
-            OpKind::Targeted {
-                target, expected, ..
-            } if expected.is_none() => {
-                let bound =
-                    target.is_structural() || matches!(target, Target::FileStart | Target::FileEnd);
-                if bound || which == Pin::Every {
-                    *expected = digest;
-                }
+            OpKind::Targeted { expected, .. } | OpKind::Config { expected, .. }
+                if expected.is_none() =>
+            {
+                *expected = digest
             }
-            // Config plans need the full-file bytes they were built on.
-            OpKind::Config { expected, .. } if expected.is_none() => *expected = digest,
             _ => {}
         }
     }
     plan
+}
+
+/// A busy lock names the file by its root-relative path, not by the real path it is keyed by.
+fn busy_path(mut error: Error, real: &[String], keys: &[String]) -> Error {
+    let at = error.details.get("path").and_then(|p| p.as_str());
+    if let Some(i) = at.and_then(|p| real.iter().position(|r| r == p)) {
+        error.details.insert("path".into(), keys[i].clone().into());
+    }
+    error
 }
 
 /// Whether every file still has the bytes (or the absence) the preflight saw. Compares in

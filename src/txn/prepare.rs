@@ -518,12 +518,14 @@ fn reports(
     }
     matched
         .iter()
-        .map(|m| EditReport {
+        .map(|m| (m, spans.remove(&m.op).unwrap_or_default()))
+        .map(|(m, spans)| EditReport {
             op: m.op,
             pointer: plan.ops[m.op].origin.pointer(),
             input_line: plan.ops[m.op].origin.input_line,
             matched_by: m.matched_by,
-            spans: spans.remove(&m.op).unwrap_or_default(),
+            rebased: super::rebase::hinted(&plan.ops[m.op].kind, &spans),
+            spans,
             regex_replacements: m.regex_replacements,
             repaired: m.repaired.clone(),
             target: m.target.clone(),

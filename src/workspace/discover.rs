@@ -10,11 +10,38 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Code, Error};
 
-/// A repository's work tree and its (per-worktree) git directory.
+/// A repository's work tree, its (per-worktree) git directory and the directory every
+/// worktree of the repository shares (`git rev-parse --git-common-dir`).
 #[derive(Clone, Debug)]
 pub struct Repo {
     pub workdir: PathBuf,
     pub git_dir: PathBuf,
+    pub common_dir: PathBuf,
+}
+
+impl Repo {
+    fn new(workdir: PathBuf, git_dir: PathBuf) -> Self {
+        let common_dir = common_dir(&git_dir);
+        Self {
+            workdir,
+            git_dir,
+            common_dir,
+        }
+    }
+}
+
+/// The common directory of a git directory, as git finds it: `GIT_COMMON_DIR`, else the
+/// `commondir` file of a linked worktree's git directory (relative to it), else itself.
+fn common_dir(git_dir: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var_os("GIT_COMMON_DIR") {
+        return canonical(absolute(git_dir, Path::new(&dir)));
+    }
+    match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) if !text.trim_end().is_empty() => {
+            canonical(absolute(git_dir, Path::new(text.trim_end())))
+        }
+        _ => git_dir.to_path_buf(),
+    }
 }
 
 /// Finds the repository containing `cwd` (canonical), if any.
@@ -25,10 +52,7 @@ pub fn discover(cwd: &Path) -> Option<Repo> {
             Some(tree) => absolute(cwd, Path::new(&tree)),
             None => core_worktree(&git_dir).unwrap_or_else(|| cwd.to_path_buf()),
         };
-        return Some(Repo {
-            workdir: canonical(workdir),
-            git_dir: canonical(git_dir),
-        });
+        return Some(Repo::new(canonical(workdir), canonical(git_dir)));
     }
     let ceilings = ceiling_dirs();
     for dir in cwd.ancestors() {
@@ -48,7 +72,7 @@ pub fn discover(cwd: &Path) -> Option<Repo> {
             },
         };
         let workdir = core_worktree(&git_dir).map_or_else(|| dir.to_path_buf(), canonical);
-        return Some(Repo { workdir, git_dir });
+        return Some(Repo::new(workdir, git_dir));
     }
     None
 }

@@ -3,7 +3,8 @@
 //! ([`path`]), the files read from it ([`snapshot`]) and opened beneath it ([`open`]).
 //!
 //! Inside a git repository the root is the work tree and state lives in
-//! `<git-dir>/identedit/`; elsewhere the root is the current directory and state lives in the
+//! `<git-dir>/identedit/` (locks in `<git-common-dir>/identedit/locks`, shared by every worktree);
+//! elsewhere the root is the current directory and state lives in the
 //! per-user state directory (`$XDG_STATE_HOME/git-identedit/dirs/<hash of the root>/`, by
 //! default under `~/.local/state`), never in the user's folder.
 
@@ -111,7 +112,20 @@ impl Workspace {
         self.state_dir.join("journal")
     }
 
+    /// Locks live in the directory every worktree of the repository shares, so that agents in
+    /// different worktrees take turns on what they share (files are keyed by their real path,
+    /// see [`Workspace::lock_key`]); journals stay per worktree (the worktree's git directory
+    /// lies inside the common one).
     pub fn lock_dir(&self) -> PathBuf {
-        self.state_dir.join("locks")
+        match &self.repo {
+            Some(repo) => repo.common_dir.join("identedit").join("locks"),
+            None => self.state_dir.join("locks"),
+        }
+    }
+
+    /// The lock key of a file by its canonical root-relative key: its real path, so the same
+    /// relative path in two worktrees is two files and one file is one lock however reached.
+    pub fn lock_key(&self, key: &str) -> String {
+        self.root.join(key).to_string_lossy().into_owned()
     }
 }

@@ -279,14 +279,10 @@ fn stale_line_anchors_are_reported_as_fields_and_repaired_only_when_unique() {
          "op": {"type": "replace", "new_text": "TWO-FOUR\n"}}]});
     let changeset = built(&repo, &request);
     repo.write("f.txt", "zero\none\ntwo\nthree\nfour\nfive\n");
-    let doc = refused(&repo, &["apply", "-"], &changeset.to_string());
-    assert_eq!(code(&doc), "invalid_request", "{doc}");
-    let mismatch = &doc["error"]["line_check"]["mismatches"][0];
-    assert_eq!(mismatch["remap_candidates"], json!([3]));
-    assert_eq!(
-        doc["error"]["request_pointers"],
-        json!(["/files/0/operations/0"])
-    );
+    // Issue 19 changed this: a changeset whose file changed elsewhere while the lines it
+    // captured stand unchanged, once, is rebased without `--repair` (it used to be
+    // `invalid_request` with the remap as a candidate). Building from a stale request still
+    // refuses, below.
     let doc = refused(&repo, &["edit", "--json"], &request.to_string());
     assert_eq!(code(&doc), "invalid_request");
     assert_eq!(doc["error"]["request_pointers"], json!(["/operations/0"]));
@@ -302,6 +298,16 @@ fn stale_line_anchors_are_reported_as_fields_and_repaired_only_when_unique() {
         doc["error"]["request_pointers"],
         json!(["/operations/0", "/operations/1"])
     );
+    let shifted = "zero\none\ntwo\nthree\nfour\nfive\n";
+    let (status, doc) = apply(&repo, &changeset, &[]);
+    assert_eq!(status, 0, "{doc}");
+    assert_eq!(
+        doc["changeset"]["rebased"],
+        json!([{"pointer": "/files/0/operations/0", "path": "f.txt",
+                "from": {"start_line": 2, "end_line": 4}, "to": {"start_line": 3, "end_line": 5}}])
+    );
+    assert_eq!(repo.text("f.txt"), "zero\none\nTWO-FOUR\nfive\n");
+    repo.write("f.txt", shifted);
     let (status, doc) = apply(&repo, &changeset, &["--repair"]);
     assert_eq!(status, 0, "{doc}");
     assert_eq!(
@@ -314,16 +320,19 @@ fn stale_line_anchors_are_reported_as_fields_and_repaired_only_when_unique() {
         json!(["/files/0/operations/0"])
     );
     assert_eq!(repo.text("f.txt"), "zero\none\nTWO-FOUR\nfive\n");
-    // Two candidate lines: no repair.
+    // Two candidate lines: neither rebased nor repaired, both named.
     repo.write("f.txt", "one\ntwo\nthree\nfour\nfive\n");
     let changeset = built(&repo, &request);
     repo.write("f.txt", "two\none\ntwo\nthree\nfour\nfive\n");
-    let doc = refused(&repo, &["apply", "-", "--repair"], &changeset.to_string());
-    assert_eq!(code(&doc), "invalid_request", "{doc}");
-    assert_eq!(
-        doc["error"]["line_check"]["mismatches"][0]["remap_candidates"],
-        json!([1, 3])
-    );
+    for extra in [&[][..], &["--repair"]] {
+        let args = [&["apply", "-"][..], extra].concat();
+        let doc = refused(&repo, &args, &changeset.to_string());
+        assert_eq!(code(&doc), "invalid_request", "{doc}");
+        assert_eq!(
+            doc["error"]["line_check"]["mismatches"][0]["remap_candidates"],
+            json!([1, 3])
+        );
+    }
     // Anchors intact (or moved to one line) but a line inside the range changed: the captured
     // range is protected, and `--repair` takes it from the current content, reported.
     for (now, without_repair, result) in [
@@ -332,9 +341,11 @@ fn stale_line_anchors_are_reported_as_fields_and_repaired_only_when_unique() {
             "precondition_failed",
             "one\nTWO-FOUR\nfive\n",
         ),
+        // The anchors moved (each to one line): found again, but the captured text differs
+        // (issue 19: `precondition_failed` now, where the stale anchors were refused before).
         (
             "one\n\ntwo\n3\n3\nfour\nfive\n",
-            "invalid_request",
+            "precondition_failed",
             "one\n\nTWO-FOUR\nfive\n",
         ),
     ] {

@@ -122,18 +122,10 @@ fn concurrent_edits_bound_to_the_same_read_cannot_both_land() {
 
 #[test]
 fn a_held_lock_makes_the_edit_wait_then_report_busy() {
-    use sha2::Digest as _;
     let repo = Repo::new();
     repo.write("f.txt", "a\n").commit();
-    let lock_dir = repo.path().join(".git/identedit/locks");
-    std::fs::create_dir_all(&lock_dir).expect("mkdir");
-    let hex: String = sha2::Sha256::digest(b"f.txt")
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let lock =
-        std::fs::File::create(lock_dir.join(format!("{}.lock", &hex[..32]))).expect("lock file");
-    lock.lock().expect("lock");
+    // Locks are keyed by the file's real path, in the common git directory.
+    let (lock, _) = crate::rebase::hold(&repo.path().join(".git"), repo.path(), "f.txt");
     let out = repo
         .cmd()
         .args([

@@ -25,6 +25,7 @@ mod output;
 mod precommit_framework;
 mod public_shapes;
 mod readme;
+mod rebase;
 mod reliability;
 mod scope;
 mod swaps;

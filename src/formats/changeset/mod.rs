@@ -171,9 +171,12 @@ pub fn load(mut doc: Map<String, Value>, input: &[u8], repair: bool) -> Result<L
             .detail("actual_digest", actual));
     }
     let request = recorded_request(&doc)?;
+    // A stale line anchor is always looked for again (on its one line with that hash, never
+    // among several): when the file changed elsewhere since it was built, the recorded
+    // preview (the captured text) then decides whether the operation is rebased or refused.
     let ctx = Ctx {
         base: PathBase::Root,
-        repair,
+        repair: true,
     };
     let mut compiled = request::compile(&request, ctx, DIALECT)?;
     compiled.plan.input_sha256 = Some(Digest::of(input));

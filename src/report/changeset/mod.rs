@@ -137,6 +137,20 @@ pub struct Verified {
     pub refreshed: Vec<String>,
     /// Stale line anchors remapped by `--repair`.
     pub repaired: Vec<Value>,
+    /// Operations whose files changed since the changeset was built while the text they
+    /// capture did not: `{pointer, from: {start_line, end_line}, to: {…}}`.
+    pub rebased: Vec<Value>,
+}
+
+/// The lines a preview's splices cover in the file they were resolved on.
+fn preview_lines(preview: &Value) -> Value {
+    let spans: Vec<&Value> = match preview.get("splices").and_then(Value::as_array) {
+        Some(list) => list.iter().map(|s| &s["matched_span"]).collect(),
+        None => vec![&preview["matched_span"]],
+    };
+    let first = spans.iter().filter_map(|s| s["start_line"].as_u64()).min();
+    let last = spans.iter().filter_map(|s| s["end_line"].as_u64()).max();
+    json!({"start_line": first, "end_line": last})
 }
 
 /// Rebuilds every preview on the current files (the engine's dry run of the changeset's plan)
@@ -148,6 +162,7 @@ pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
     let facts = preview::Facts::new(outcome);
     let unchanged = loaded.doc.get("files_read") == Some(&facts.files_read());
     let mut refreshed = Vec::new();
+    let mut rebased = Vec::new();
     for (i, entry) in loaded.compiled.files.iter().enumerate() {
         for (j, &k) in entry.ops.iter().enumerate() {
             let op = &loaded.compiled.ops[k];
@@ -159,8 +174,19 @@ pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
                     .detail("pointer", pointer.as_str())
             };
             match preview::compare(&recorded["preview"], &fresh) {
+                // The file changed elsewhere but not this operation's text: it stands as built.
+                preview::Comparison::Same if !unchanged => {
+                    let lines = preview_lines(&fresh);
+                    rebased.push(json!({"pointer": pointer, "path": entry.file,
+                                        "from": lines, "to": lines}));
+                }
                 preview::Comparison::Same => {}
-                preview::Comparison::Moved if !unchanged => refreshed.push(pointer.clone()),
+                preview::Comparison::Moved if !unchanged => {
+                    rebased.push(json!({"pointer": pointer, "path": entry.file,
+                                        "from": preview_lines(&recorded["preview"]),
+                                        "to": preview_lines(&fresh)}));
+                    refreshed.push(pointer.clone())
+                }
                 // `--repair` refreshes a line range whose anchors still hold (possibly
                 // remapped) from the current content: only the text written must agree.
                 preview::Comparison::Different
@@ -191,8 +217,14 @@ pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
             }
         }
     }
+    // Anchors looked for again without `--repair` were rebased, not repaired.
+    let repaired = match loaded.repair {
+        true => facts.repaired(),
+        false => Vec::new(),
+    };
     Ok(Verified {
         refreshed,
-        repaired: facts.repaired(),
+        repaired,
+        rebased,
     })
 }
