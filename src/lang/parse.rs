@@ -41,7 +41,7 @@ pub struct Location {
     pub byte: usize,
 }
 
-fn location(node: Node<'_>) -> Location {
+pub(crate) fn location(node: Node<'_>) -> Location {
     let p = node.start_position();
     Location {
         line: p.row + 1,
@@ -119,6 +119,11 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
     };
     if provider.name == "ruby" {
         let (extra, at) = ruby_stray_keywords(tree, source);
+        count += extra;
+        first = first.or(at);
+    }
+    if provider.name == "bash" {
+        let (extra, at) = crate::lang::shell::stray_closers(tree, source);
         count += extra;
         first = first.or(at);
     }

@@ -111,10 +111,7 @@ impl Checker {
                         .is_some_and(|t| t.parse::<toml_edit::DocumentMut>().is_ok())
                 })
                 .collect(),
-            Checker::Bash => paths
-                .iter()
-                .map(|p| status_ok("bash", &["-n"], p))
-                .collect(),
+            Checker::Bash => paths.iter().map(|p| bash_ok(p)).collect(),
             Checker::Gcc(cc) => paths.iter().map(|p| gcc_ok(cc, p)).collect(),
             Checker::Go => gofmt(dir, &paths),
             _ => scripted(self, &paths),
@@ -128,14 +125,15 @@ fn rust_ok(bytes: &[u8]) -> bool {
         .is_some_and(|t| syn::parse_file(t).is_ok())
 }
 
-fn status_ok(program: &str, args: &[&str], path: &Path) -> bool {
-    Command::new(program)
-        .args(args)
+/// `bash -n`: a failed status, or a syntax error it reports and still exits 0 for (an
+/// unbalanced `[[ … ]`: "syntax error in conditional expression").
+fn bash_ok(path: &Path) -> bool {
+    let out = Command::new("bash")
+        .arg("-n")
         .arg(path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+        .output()
+        .expect("run bash");
+    out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("syntax error")
 }
 
 /// gcc's diagnostics name syntax errors `expected …`, `stray …`, `missing terminating …`,
