@@ -230,7 +230,7 @@ mod tests {
         assert!(!insert("if x; then y; fi\n", 0, "#"), "a comment");
         assert!(!insert("a\nf\n", 2, "i"), "a reserved word");
         assert!(
-            !insert("f() {\n  x\n}\n", 12, "::"),
+            !insert("f() {\n  x\n}\n", 10, "::"),
             "a reserved word before"
         );
         assert!(!insert("[[ -d x ]]\n", 8, "]"), "a conditional's brackets");
