@@ -20,7 +20,8 @@ use std::ops::Range;
 
 use tree_sitter::Tree;
 
-use crate::lang::parse::{Location, location};
+use crate::lang::Location;
+use crate::lang::parse::location;
 
 /// Reserved words that close or continue a compound command: bash refuses them where a
 /// command begins, tree-sitter-bash takes them there as a command's name.
