@@ -191,7 +191,11 @@ fn check_file(
     let tree = parse(provider, after, old.as_ref())?;
     let (errors_after, first) = syntax_errors(provider, &tree, after);
     let errors_before = source.map_or(0, |(_, s)| s.errors);
-    if (rules.strict && errors_after > 0) || (errors_after > errors_before && !rules.allow_errors) {
+    // Words bash takes that tree-sitter-bash does not (`lang::shell`).
+    let shell_word = provider.name == "bash"
+        && source.is_some_and(|(bytes, _)| crate::lang::shell::word_edit(bytes, after, ranges));
+    let added = errors_after > errors_before && !shell_word;
+    if (rules.strict && errors_after > 0) || (added && !rules.allow_errors) {
         return Err(refusal(
             path,
             first,

@@ -21,6 +21,10 @@ struct Logical {
     row: usize,
     column: usize,
     header: bool,
+    /// A line begun by a `\` alone on the row above: the `\`'s start and column. CPython
+    /// measures such a line at its first token or at the `\` depending on the context, so the
+    /// line is an error only when both fail.
+    joined: Option<(usize, usize)>,
 }
 
 /// Indentation as CPython measures it: tabs to the next multiple of 8, and tabs as one column
@@ -103,22 +107,35 @@ fn ends_with_colon(node: Node<'_>) -> bool {
 fn logical_lines(tree: &Tree) -> Vec<Logical> {
     let mut lines: Vec<Logical> = Vec::new();
     let (mut depth, mut continued, mut last_row) = (0usize, false, None::<usize>);
+    // A `\` first on its line: the logical line it begins is measured at its first token,
+    // else at the `\`.
+    let mut bare: Option<Node<'_>> = None;
     for leaf in leaves(tree) {
+        let row = leaf.start_position().row;
+        let starts = depth == 0 && !continued && last_row.is_none_or(|r| row > r);
         match leaf.kind() {
             "comment" => continue,
             "line_continuation" => {
+                bare = starts.then_some(leaf);
                 continued = true;
                 continue;
             }
             _ => {}
         }
-        let row = leaf.start_position().row;
-        if depth == 0 && !continued && last_row.is_none_or(|r| row > r) {
+        let mut first = starts.then_some((leaf, None));
+        if let Some(b) = bare.take() {
+            // Joined to the next physical line; a blank one ends the (empty) logical line.
+            let joined = row == b.start_position().row + 1;
+            let from = (b.start_byte(), b.start_position().column);
+            first = Some((leaf, joined.then_some(from)));
+        }
+        if let Some((at, joined)) = first {
             lines.push(Logical {
-                start: leaf.start_byte(),
-                row,
-                column: leaf.start_position().column,
+                start: at.start_byte(),
+                row: at.start_position().row,
+                column: at.start_position().column,
                 header: false,
+                joined,
             });
         }
         match leaf.kind() {
@@ -142,7 +159,20 @@ pub fn python_errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
     let mut after_header = false;
     for line in logical_lines(tree) {
         let w = width(source, line.start - line.column, line.start);
-        if !line_ok(&mut stack, w, after_header) {
+        let mut tried = stack.clone();
+        let ok = line_ok(&mut tried, w, after_header);
+        let ok = match line.joined {
+            Some((start, column)) if !ok => line_ok(
+                &mut stack,
+                width(source, start - column, start),
+                after_header,
+            ),
+            _ => {
+                stack = tried;
+                ok
+            }
+        };
+        if !ok {
             count += 1;
             first.get_or_insert(Location {
                 line: line.row + 1,
@@ -196,6 +226,26 @@ mod tests {
         assert_eq!(errors(brackets), 0);
         assert_eq!(errors("if x:\n    # c\n  # d\n    y = 1\n"), 0);
         assert_eq!(errors("if x:\n\tpass\nelse:\n\tpass\n"), 0);
+        let bare = "class A:\n    def f(self):\n        return 1\n\\\n\nclass B:\n    pass\n";
+        assert_eq!(errors(bare), 0, "a `\\` alone before a blank line");
+        assert_eq!(
+            errors("if x:\n    y = 1\n\\\nz = 2\n"),
+            0,
+            "a `\\` joining the next line"
+        );
+        assert_eq!(
+            errors("if x:\n\\\n    y = 1\n"),
+            0,
+            "measured at the joined token"
+        );
+        assert_eq!(errors("if x:\n    \\\ny = 1\n"), 0, "measured at the `\\`");
+        let body = "class I:\n    \"\"\"Doc.\"\"\"\n\\\n    sku: str\n    n: int = 0\n";
+        assert_eq!(errors(body), 0, "measured at the token, the block goes on");
+        assert_eq!(
+            errors("if x:\n    y = 1\n  \\\n   z = 2\n"),
+            1,
+            "neither matches"
+        );
     }
 
     #[test]

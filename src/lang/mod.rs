@@ -17,6 +17,7 @@ pub mod parse;
 pub mod region;
 pub mod regional;
 pub mod residue;
+pub mod shell;
 pub mod symbols;
 
 use tree_sitter::{Language, Node};

@@ -33,7 +33,7 @@ pub fn parse(provider: &'static Provider, source: &[u8], old: Option<&Tree>) -> 
     })
 }
 
-fn location(node: Node<'_>) -> Location {
+pub(crate) fn location(node: Node<'_>) -> Location {
     let p = node.start_position();
     Location {
         line: p.row + 1,
@@ -111,6 +111,11 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
     };
     if provider.name == "ruby" {
         let (extra, at) = ruby_stray_keywords(tree, source);
+        count += extra;
+        first = first.or(at);
+    }
+    if provider.name == "bash" {
+        let (extra, at) = crate::lang::shell::stray_closers(tree, source);
         count += extra;
         first = first.or(at);
     }
