@@ -11,10 +11,11 @@ pub mod info;
 pub mod log;
 pub mod output;
 pub mod patch;
-pub mod patch_check;
 pub mod pipeline;
 pub mod read;
 pub mod recover;
+#[cfg(test)]
+mod roundtrip;
 pub mod show;
 pub mod symbol_flags;
 pub mod undo;

@@ -21,8 +21,10 @@ use serde_json::json;
 use tree_sitter::{InputEdit, Point, Tree};
 
 use crate::error::{Code, Error, Result};
+use crate::lang::Location;
 use crate::lang::outline::{Item, outline, outline_near, touches};
-use crate::lang::parse::{Location, parse, retire, syntax_errors};
+use crate::lang::parse::{parse, retire, syntax_errors};
+use crate::lang::symbols::Declarations;
 use crate::lang::{Provider, provider_for};
 
 /// A file's parse, kept for the whole command so each file is parsed once.
@@ -101,16 +103,6 @@ pub struct Checked {
     /// (which then parses nothing again); absent for languages without a symbol model.
     #[serde(skip)]
     pub declarations: Option<Declarations>,
-}
-
-/// Declarations of a file before and after an edit, as the API guard compares them.
-#[derive(Clone, Debug)]
-pub struct Declarations {
-    /// `None` when there was no source, or it did not parse cleanly.
-    pub before: Option<Vec<crate::lang::symbols::Declaration>>,
-    pub after: Vec<crate::lang::symbols::Declaration>,
-    /// The result parsed without errors.
-    pub after_clean: bool,
 }
 
 impl Checked {

@@ -1,6 +1,7 @@
 //! What a command tells its caller: the JSON document (one per invocation, success or failure)
 //! and the concise text a person reads. Pure functions of outcomes and errors; no I/O.
 
+pub mod changeset;
 pub mod diff;
 pub mod nearest;
 pub mod read;
@@ -8,10 +9,10 @@ pub mod structure;
 
 use serde_json::{Map, Value, json};
 
+use crate::change::{Action, FileChange};
 use crate::error::Error;
 use crate::plan::Plan;
 use crate::txn::Outcome;
-use crate::txn::change::{Action, FileChange};
 use crate::txn::journal::Recovered;
 
 /// Version of every JSON document printed on stdout.
@@ -29,6 +30,38 @@ pub struct Report {
     /// Exit code of a result that is not an error but not a success either (`verify`:
     /// 1 failed, 3 incomplete). `None` is 0.
     pub exit: Option<u8>,
+}
+
+impl Report {
+    /// A result of `json` (inside the envelope) and `text`: exit 0, no note on stderr.
+    pub fn new(json: Map<String, Value>, text: String) -> Self {
+        Self {
+            json,
+            text,
+            ..Self::default()
+        }
+    }
+
+    /// `json` printed as it is, without the envelope.
+    #[must_use]
+    pub fn raw(mut self, raw: bool) -> Self {
+        self.raw = raw;
+        self
+    }
+
+    /// Text for stderr in text mode.
+    #[must_use]
+    pub fn note(mut self, note: String) -> Self {
+        self.note = note;
+        self
+    }
+
+    /// The exit code of a result that is neither an error nor a success.
+    #[must_use]
+    pub fn exit(mut self, exit: Option<u8>) -> Self {
+        self.exit = exit;
+        self
+    }
 }
 
 fn short(hex: Option<String>) -> String {
@@ -229,13 +262,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         "next_action".into(),
         if outcome.dry_run { "apply" } else { "none" }.into(),
     );
-    Report {
-        json,
-        text,
-        raw: false,
-        note,
-        exit: None,
-    }
+    Report::new(json, text).note(note)
 }
 
 /// identedit's `applied` list (`--verbose`): per changed file, the operations applied.
@@ -263,9 +290,7 @@ pub fn commit_diff(report: &mut Report, outcome: &Outcome) {
         .files
         .iter()
         .filter_map(|c| match &c.moved {
-            Some(crate::txn::change::Moved::From(from)) => {
-                Some(json!({"from": from, "to": c.path.rel}))
-            }
+            Some(crate::change::Moved::From(from)) => Some(json!({"from": from, "to": c.path.rel})),
             _ => None,
         })
         .collect();

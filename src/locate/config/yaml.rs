@@ -2,7 +2,7 @@
 //! document of the stream. Values are rendered by `yaml_value` in the local context: inline
 //! in flow collections and for scalars, as blocks under keys and in sequences.
 //!
-//! The writers are in `yaml_edit`.
+//! The writers are in `yaml/edit.rs`.
 //!
 //! Documents: `document_index` picks one; without it the path must exist in exactly one
 //! document (creation always needs it when there are several). Anchors, aliases and tags
@@ -10,13 +10,15 @@
 //! there would change every alias), an edit of an anchored, aliased or tagged value, and
 //! creation below a tag or in a mapping with a merge key (`<<`) are `config_unsupported`.
 
+mod edit;
+
 use serde_json::Value;
 use tree_sitter::{Node, Tree};
 
 use super::text::indent_unit;
-use super::yaml_edit::{append, create, delete, set};
 use super::{Action, ConfigPath, Edit, Job, Segment, mismatch, missing, unsupported};
 use crate::error::{Code, Error, Result};
+use edit::{append, create, delete, set};
 
 pub(super) const COMMENTS: &[&str] = &["#"];
 
