@@ -25,6 +25,19 @@ impl<'repo> ToGit<'repo> {
         Ok(Self { pipeline, index })
     }
 
+    /// [`ToGit::new`] on an index already read (attributes from the work tree, then the
+    /// index), so a caller holding it does not read a large index twice.
+    pub fn with_index(repo: &'repo gix::Repository, index: gix::index::File) -> Result<Self> {
+        use gix::worktree::stack::state::attributes::Source;
+        let cache = repo
+            .attributes_only(&index, Source::WorktreeThenIdMapping)
+            .map_err(|e| git_error("loading the attributes", &e))?;
+        let pipeline = gix::filter::Pipeline::new(repo, cache.detach())
+            .map_err(|e| git_error("loading the attributes", &e))?;
+        let index = gix::worktree::IndexPersistedOrInMemory::InMemory(index);
+        Ok(Self { pipeline, index })
+    }
+
     /// `bytes` of the work-tree file `rel`, converted for the object database.
     pub fn convert(&mut self, rel: &str, bytes: &[u8]) -> Result<Vec<u8>> {
         use gix::filter::plumbing::pipeline::convert::ToGitOutcome;

@@ -6,6 +6,7 @@
 //! never do, they only need [`crate::workspace::discover`].
 
 pub mod install;
+pub mod narrow;
 pub mod note;
 pub mod precommit;
 pub mod published;

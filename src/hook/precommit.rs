@@ -56,15 +56,13 @@ pub fn check(repo: &gix::Repository, published: &dyn Published) -> Result<Verdic
         &repo.git_dir().join("identedit").join("journal"),
         &mut verdict,
     );
-    let index = repo
-        .index_or_empty()
-        .map_err(|e| crate::hook::git_error("reading the index", e))?;
+    let index = staged::read_index(repo)?;
     let mut attributes = None;
     let mut to_git = None;
     for change in &staged::changes(repo, &index)? {
         verdict.checked += 1;
         let warning = publication_warning(change, published)
-            .filter(|_| !stored_form_matches(repo, &mut to_git, change, published));
+            .filter(|_| !stored_form_matches(repo, &index, &mut to_git, change, published));
         verdict.warnings.extend(warning);
         let bytes = staged::blob(repo, change.blob)?;
         if is_binary(&bytes) {
@@ -193,6 +191,7 @@ pub fn syntax_regression(
 /// (`text=auto`, `core.autocrlf`: the receipt holds work-tree bytes, the index git's form).
 fn stored_form_matches<'r>(
     repo: &'r gix::Repository,
+    index: &gix::index::File,
     to_git: &mut Option<crate::git::index::ToGit<'r>>,
     change: &Staged,
     published: &dyn Published,
@@ -204,7 +203,7 @@ fn stored_form_matches<'r>(
         return false;
     };
     if to_git.is_none() {
-        *to_git = crate::git::index::ToGit::new(repo).ok();
+        *to_git = crate::git::index::ToGit::with_index(repo, index.clone()).ok();
     }
     let (Some(to_git), Ok(bytes)) = (to_git.as_mut(), staged::blob(repo, id)) else {
         return false;

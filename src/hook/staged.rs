@@ -1,11 +1,10 @@
 //! What a commit is about to record: the index diffed against HEAD's tree (no work tree scan,
-//! so the cost follows the index, never the files on disk), the staged blobs, and the
+//! and only the directories the cache-tree does not show unchanged: [`crate::hook::narrow`]), the staged blobs, and the
 //! `identedit-allow-residue` attribute read from the staged `.gitattributes` files.
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::index::entry::Mode;
-use gix::status::tree_index::TrackRenames;
 
 use crate::error::Result;
 use crate::hook::git_error;
@@ -35,9 +34,32 @@ pub fn changes(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<
         .head_tree_id_or_empty()
         .map_err(|e| git_error("HEAD's tree", e))?
         .detach();
+    let narrowed = crate::hook::narrow::narrow(repo, Some(head_tree), index)?;
     let mut out = Vec::new();
-    let renames = TrackRenames::Given(gix::diff::Rewrites::default());
-    repo.tree_index_status(&head_tree, index, None, renames, |change, _, _| {
+    // Renames need a deleted path; without one, skip the rename tracker (its set-up reads the
+    // whole index once more for attributes).
+    let deleted = narrowed.head.entries().iter().any(|e| {
+        let path = e.path(&narrowed.head);
+        narrowed.staged.entry_index_by_path(path).is_err()
+    });
+    let mut resource_cache = if deleted {
+        Some(
+            repo.diff_resource_cache_for_tree_diff()
+                .map_err(|e| git_error("preparing rename detection", e))?,
+        )
+    } else {
+        None
+    };
+    let rewrites = resource_cache
+        .as_mut()
+        .map(|cache| gix::diff::index::RewriteOptions {
+            resource_cache: cache,
+            find: repo,
+            rewrites: gix::diff::Rewrites::default(),
+        });
+    let mut search = gix::pathspec::Search::from_specs(None, None, std::path::Path::new(""))
+        .map_err(|e| git_error("an empty pathspec", e))?;
+    let on_change = |change: ChangeRef<'_, '_>| {
         let staged = match change {
             ChangeRef::Addition {
                 location,
@@ -79,9 +101,34 @@ pub fn changes(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<
             });
         }
         Ok(gix::diff::index::Action::Continue(()))
-    })
+    };
+    let no_attributes = &mut |_: &gix::bstr::BStr, _, _, _: &mut _| false;
+    gix::diff::index(
+        &narrowed.head,
+        &narrowed.staged,
+        on_change,
+        rewrites,
+        &mut search,
+        no_attributes,
+    )
     .map_err(|e| git_error("comparing the index with HEAD", e))?;
     Ok(out)
+}
+
+/// The index as git reads it for a commit: its trailing checksum is not verified (git checks
+/// it only in `fsck`; hashing it is most of the cost of reading a 100,000-file index). A
+/// missing index (an unborn branch) is empty.
+pub fn read_index(repo: &gix::Repository) -> Result<gix::index::File> {
+    let path = repo.index_path();
+    let hash = repo.object_hash();
+    match gix::index::File::at(&path, hash, true, Default::default()) {
+        Ok(file) => Ok(file),
+        Err(_) if !path.exists() => Ok(gix::index::File::from_state(
+            gix::index::State::new(hash),
+            path,
+        )),
+        Err(e) => Err(git_error("reading the index", e)),
+    }
 }
 
 /// Reads a blob's bytes.

@@ -14,6 +14,7 @@ mod faults;
 mod fuzz_corpus;
 mod help;
 mod hook_notes;
+mod hook_scale;
 mod hooks;
 mod identedit;
 mod indentation;
