@@ -34,6 +34,7 @@ mod syntax;
 mod text_errors;
 mod tolerance;
 mod torture;
+mod travel;
 mod undo;
 mod verify;
 
