@@ -58,6 +58,21 @@ pub const COMMANDS: &[CommandSpec] = &[
         usage: "git identedit show [LABEL|RECEIPT]",
     },
     CommandSpec {
+        name: "push",
+        summary: "send this clone's receipt log, labels and notes to a remote (git push; per-clone namespace refs/identedit/clones/<id>/)",
+        usage: "git identedit push [REMOTE]",
+    },
+    CommandSpec {
+        name: "fetch",
+        summary: "fetch every clone's receipts to refs/identedit/remotes/<remote>/ and merge the notes (cat_sort_uniq)",
+        usage: "git identedit fetch [REMOTE]",
+    },
+    CommandSpec {
+        name: "remote",
+        summary: "remote setup: write the receipt refspecs into remote.<name>.push/fetch",
+        usage: "git identedit remote setup [REMOTE]",
+    },
+    CommandSpec {
         name: "schema",
         summary: "JSON Schema of the plan",
         usage: "git identedit schema",

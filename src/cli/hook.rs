@@ -78,8 +78,12 @@ fn run_install(repo: &gix::Repository) -> Result<Report> {
         .and_then(std::fs::canonicalize)
         .map_err(|e| Error::io("the running binary's path", &e))?;
     let actions = install::install(&loc, &exe)?;
+    // Notes follow rewritten commits (amend, rebase) through git's own notes.rewriteRef.
+    let root = repo.workdir().unwrap_or_else(|| repo.git_dir());
+    let rewrite_added = super::remote::configure_rewrite(root)?;
     Ok(report(
-        json!({"hooks_dir": loc.hooks_dir, "manifest": loc.manifest, "hooks": actions}),
+        json!({"hooks_dir": loc.hooks_dir, "manifest": loc.manifest, "hooks": actions,
+               "notes_rewrite_ref": crate::hook::note::NOTES_REF, "notes_rewrite_added": rewrite_added}),
         actions_text(&actions),
         String::new(),
     ))

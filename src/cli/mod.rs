@@ -15,6 +15,7 @@ pub mod patch;
 pub mod pipeline;
 pub mod read;
 pub mod recover;
+pub mod remote;
 #[cfg(test)]
 mod roundtrip;
 pub mod show;
@@ -123,6 +124,12 @@ pub enum Command {
     ///
     /// Rooted at the current directory, or `--repo PATH`; exits when stdin closes.
     Mcp(crate::mcp::McpArgs),
+    /// Send this clone's receipts and notes to a remote (default `origin`) with `git push`
+    Push(remote::RemoteArgs),
+    /// Fetch every clone's receipts from a remote and merge its notes (`cat_sort_uniq`)
+    Fetch(remote::RemoteArgs),
+    /// Configure a remote so plain `git push` / `git fetch` carry the receipts
+    Remote(remote::SetupArgs),
 }
 
 impl Command {
@@ -143,6 +150,9 @@ impl Command {
             Command::Man(_) => "man",
             Command::Completions(_) => "completions",
             Command::Recover(_) => "recover",
+            Command::Push(_) => "push",
+            Command::Fetch(_) => "fetch",
+            Command::Remote(_) => "remote",
             Command::Mcp(_) => "mcp",
         }
     }
@@ -232,6 +242,9 @@ pub fn run_with_input(
         Command::Hook(args) => hook::run(&ws, args),
         Command::Man(_) | Command::Completions(_) => unreachable!("answered before discovery"),
         Command::Recover(args) => recover::run(&ws, args),
+        Command::Push(args) => remote::run_push(&ws, args).map(|r| (r, Vec::new())),
+        Command::Fetch(args) => remote::run_fetch(&ws, args).map(|r| (r, Vec::new())),
+        Command::Remote(args) => remote::run_setup(&ws, args).map(|r| (r, Vec::new())),
         Command::Mcp(_) => Err(usage_error("`mcp` is served from the command line only")),
     };
     let result = result.map(|(mut report, more)| {

@@ -35,6 +35,9 @@ fn by_name(repo: &gix::Repository, name: &str) -> Result<ObjectId> {
     if let Some(id) = ref_target(repo, &label_ref)? {
         return Ok(id);
     }
+    if let Some(id) = fetched_label(repo, name)? {
+        return Ok(id);
+    }
     let is_hex = name.len() >= 4 && name.bytes().all(|b| b.is_ascii_hexdigit());
     if is_hex
         && let Ok(id) = repo.rev_parse_single(name)
@@ -49,6 +52,25 @@ fn by_name(repo: &gix::Repository, name: &str) -> Result<ObjectId> {
     .hint("`git identedit log` lists the receipts with their labels and ids.")
     .detail("name", name))
 }
+
+/// A label fetched from another clone (`refs/identedit/remotes/<remote>/clones/<id>/receipts/`),
+/// by the refs' names in order.
+fn fetched_label(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
+    let suffix = format!("/receipts/{}", ref_safe_label(name));
+    let refs = repo
+        .references()
+        .map_err(|e| git_error("reading refs", &e))?;
+    let found = refs
+        .prefixed(FETCHED_PREFIX)
+        .map_err(|e| git_error("reading refs", &e))?
+        .filter_map(std::result::Result::ok)
+        .find(|r| r.name().as_bstr().ends_with(suffix.as_bytes()))
+        .and_then(|r| r.target().try_id().map(ToOwned::to_owned));
+    Ok(found)
+}
+
+/// Where `git identedit fetch` keeps other clones' receipt refs.
+const FETCHED_PREFIX: &str = "refs/identedit/remotes/";
 
 /// Loads the receipt held by `commit`.
 pub fn load(repo: &gix::Repository, commit: ObjectId) -> Result<Stored> {

@@ -35,6 +35,7 @@ mod syntax;
 mod text_errors;
 mod tolerance;
 mod torture;
+mod travel;
 mod undo;
 mod verify;
 
