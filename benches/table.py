@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 """Prints issue 16's table: W1-W5 x (plan / blocks / codex / diff), `git apply`, GNU `patch`, ratio, peak RSS.
 
-Usage: python3 benches/table.py [--bin target/release/git-identedit] [--runs 9] [--no-receipt]
+Usage: python3 benches/table.py [--bin target/release/git-identedit] [--runs 9] [W1 ...]
 Workloads come from ../shared/bench/gen_workloads.py under $PERF/work/<W>/ (PERF defaults to
 $TMPDIR/identedit-bench). Each run resets the touched files from pristine/ (not timed), then times
-one command; the figure is the median of the runs. Peak RSS is ru_maxrss of the timed child.
+one command; the figure is the median of the runs. Peak RSS is ru_maxrss of the timed child (os.wait4).
 Add a row by appending to EXTRA_ROWS (e.g. the pre-commit hook).
 """
-import argparse, os, resource, shutil, statistics, subprocess, sys, time
+import argparse, os, shutil, statistics, subprocess, sys, time
 
-DIALECTS = [("plan", ["apply", "{wd}/edit.plan.json"]),
-            ("blocks", ["apply", "--format", "blocks", "{wd}/edit.blocks"]),
-            ("codex", ["apply", "--format", "codex", "{wd}/edit.codex"]),
-            ("diff", ["apply", "--format", "diff", "{wd}/edit.diff"])]
+DIALECTS = [("plan", ["apply", "--dialect", "plan", "{wd}/edit.plan.json"]),
+            ("blocks", ["apply", "--dialect", "blocks", "{wd}/edit.blocks"]),
+            ("codex", ["apply", "--dialect", "codex", "{wd}/edit.codex"]),
+            ("diff", ["apply", "--dialect", "diff", "{wd}/edit.diff"])]
 EXTRA_ROWS = []  # (label, workload, argv with {wd}/{bin}) appended by other benches
 
 
@@ -24,14 +24,14 @@ def reset(wd, repo):
 
 
 def timed(argv, cwd):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t = time.perf_counter()
-    r = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
     ms = (time.perf_counter() - t) * 1000
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if r.returncode != 0:
-        sys.exit(f"failed: {' '.join(argv)}: {r.stderr.decode(errors='replace')[:400]}")
-    return ms, rss if rss > before else None
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"failed ({p.returncode}): {' '.join(argv)}")
+    return ms, ru.ru_maxrss  # KiB on Linux, this child only
 
 
 def measure(argv, wd, repo, runs):
@@ -40,7 +40,7 @@ def measure(argv, wd, repo, runs):
         reset(wd, repo)
         ms, r = timed(argv, repo)
         times.append(ms)
-        rss = max(rss, r or 0)
+        rss = max(rss, r)
     reset(wd, repo)
     return statistics.median(times), rss // 1024
 
@@ -49,7 +49,6 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.abspath("target/release/git-identedit"))
     ap.add_argument("--runs", type=int, default=9)
-    ap.add_argument("--no-receipt", action="store_true", help="information only")
     ap.add_argument("workloads", nargs="*", default=["W1", "W2", "W3", "W4", "W5"])
     a = ap.parse_args()
     perf = os.environ.get("PERF", os.path.join(os.environ.get("TMPDIR", "/tmp"), "identedit-bench"))
@@ -60,7 +59,7 @@ def main():
         repo = os.path.realpath(os.path.join(wd, "repo"))
         ours, rss = [], 0
         for _, args in DIALECTS:
-            argv = [a.bin] + [x.format(wd=wd) for x in args] + (["--no-receipt"] if a.no_receipt else [])
+            argv = [a.bin] + [x.format(wd=wd) for x in args]
             ms, r = measure(argv, wd, repo, a.runs)
             ours.append(ms)
             rss = max(rss, r)
