@@ -376,8 +376,6 @@ pub struct Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-pub use crate::error_types::ERROR_TYPES;
-
 impl Error {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         Self {
@@ -389,7 +387,7 @@ impl Error {
         }
     }
 
-    /// Reports this failure as the identedit error type `error_type` (one of [`ERROR_TYPES`]).
+    /// Reports this failure as the identedit error type `error_type` (one of [`crate::error_types::ERROR_TYPES`]).
     #[must_use]
     pub fn typed(mut self, error_type: &'static str) -> Self {
         self.error_type = Some(error_type);

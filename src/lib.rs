@@ -7,6 +7,7 @@
 //! See `docs/ARCHITECTURE.md`.
 
 pub mod alloc;
+pub mod change;
 pub mod cli;
 pub mod error;
 pub mod error_types;

@@ -7,7 +7,7 @@ use crate::error::{
     CODES, EXIT_APPLY_FAILED, EXIT_BUSY, EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_USAGE,
 };
 use crate::plan::schema::{CONTRACT_VERSIONS, PLAN_TYPE};
-use crate::txn::failpoint;
+use crate::workspace::failpoint;
 
 /// A subcommand as agents should call it.
 pub struct CommandSpec {
@@ -188,7 +188,7 @@ pub const PROCEDURE: &[&str] = &[
 
 /// Each identedit error type with the codes reported under it (`error.type` / `error.code`).
 fn error_types() -> Value {
-    crate::error::ERROR_TYPES
+    crate::error_types::ERROR_TYPES
         .iter()
         .map(|t| {
             let codes: Vec<&str> = CODES

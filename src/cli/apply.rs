@@ -59,7 +59,15 @@ pub fn run(
         (None, None) => read_input(ws, "-")?,
     };
     if args.dialect.is_none()
-        && let Some(routed) = super::pipeline::route(ws, &input, args)
+        && let Some(routed) = super::pipeline::route(
+            ws,
+            &input,
+            &super::pipeline::Commit {
+                write: &args.write,
+                repair: args.repair,
+                allow_signature_change: args.allow_signature_change,
+            },
+        )
     {
         return routed;
     }

@@ -113,13 +113,7 @@ pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
         target.rel,
         plan.ops.len()
     );
-    Ok(Report {
-        json: doc,
-        text: text_out,
-        raw: false,
-        note: String::new(),
-        exit: None,
-    })
+    Ok(Report::new(doc, text_out))
 }
 
 /// The handoff searches one file: a diff touching several is refused, naming them.

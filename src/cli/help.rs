@@ -182,12 +182,5 @@ fn text_report(text: String, json: serde_json::Value) -> (Report, Vec<Recovered>
         serde_json::Value::Object(map) => map,
         _ => serde_json::Map::new(),
     };
-    (
-        Report {
-            json,
-            text,
-            ..Report::default()
-        },
-        Vec::new(),
-    )
+    (Report::new(json, text), Vec::new())
 }

@@ -42,13 +42,7 @@ fn report(json: Value, text: String, note: String) -> Report {
         Value::Object(map) => map,
         _ => Map::new(),
     };
-    Report {
-        json,
-        text,
-        raw: false,
-        note,
-        exit: None,
-    }
+    Report::new(json, text).note(note)
 }
 
 pub fn run(ws: &Workspace, args: &HookArgs) -> Result<(Report, Vec<Recovered>)> {

@@ -8,20 +8,15 @@ use crate::lang::languages::PROVIDERS;
 use crate::plan::schema::{CONTRACT_VERSIONS, PLAN_TYPE, plan_schema};
 use crate::registry::{self, COMMANDS, DIALECTS, PROCEDURE};
 use crate::report::Report;
-use crate::txn::failpoint;
 use crate::txn::journal::Recovered;
+use crate::workspace::failpoint;
 
 fn document(value: Value, text: String, raw: bool) -> (Report, Vec<Recovered>) {
     let json = match value {
         Value::Object(map) => map,
         other => Map::from_iter([("value".to_owned(), other)]),
     };
-    let report = Report {
-        json,
-        text,
-        raw,
-        ..Report::default()
-    };
+    let report = Report::new(json, text).raw(raw);
     (report, Vec::new())
 }
 

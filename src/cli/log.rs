@@ -61,9 +61,5 @@ pub fn run(ws: &Workspace, args: &LogArgs) -> Result<Report> {
     }
     let mut json = Map::new();
     json.insert("receipts".into(), receipts.into());
-    Ok(Report {
-        json,
-        text,
-        ..Report::default()
-    })
+    Ok(Report::new(json, text))
 }

@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod edit;
+pub mod entries;
 pub mod flags;
 pub mod handoff;
 pub mod help;
@@ -11,10 +12,11 @@ pub mod info;
 pub mod log;
 pub mod output;
 pub mod patch;
-pub mod patch_check;
 pub mod pipeline;
 pub mod read;
 pub mod recover;
+#[cfg(test)]
+mod roundtrip;
 pub mod show;
 pub mod symbol_flags;
 pub mod undo;

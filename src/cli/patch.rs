@@ -10,6 +10,8 @@
 //! `--append-value V` or `--delete`, and `--create-missing`, `--document-index N`. Values are
 //! JSON text, also from `--text-file` / `--stdin-text` (verbatim, final newline included).
 
+mod check;
+
 use clap::Args;
 
 use super::flags::{FindFlags, WriteFlags};
@@ -117,7 +119,7 @@ pub struct PatchArgs {
 }
 
 pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)> {
-    super::patch_check::check(args)?;
+    check::check(args)?;
     if let Some(diff) = &args.from_diff {
         let file = args
             .file

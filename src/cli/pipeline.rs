@@ -5,12 +5,14 @@
 
 use serde_json::{Map, Value, json};
 
+use super::entries;
+use super::flags::WriteFlags;
 use crate::error::{Code, Error, Result};
 use crate::formats::changeset::{self, Loaded};
-use crate::formats::request::{self, files};
-use crate::plan::{OpKind, PathBase, Plan};
-use crate::report::Report;
-use crate::txn::{self, Options, Outcome, journal::Recovered};
+use crate::formats::request;
+use crate::plan::{PathBase, Plan};
+use crate::report::{self, Report};
+use crate::txn::{self, Options, journal::Recovered};
 use crate::workspace::Workspace;
 use crate::workspace::path;
 
@@ -24,7 +26,7 @@ pub fn build(
 ) -> Result<Report> {
     let mut compiled = request::parse(input)?;
     compiled.plan.allow_signature_change = allow_signature_change;
-    files::check_entries(ws, &compiled, PathBase::Cwd)?;
+    entries::check_entries(ws, &compiled, PathBase::Cwd)?;
     // `edit` only builds: a result that would not parse is refused by `apply`, not here.
     let dry = Options {
         dry_run: true,
@@ -33,18 +35,21 @@ pub fn build(
     };
     let outcome =
         txn::execute(ws, &compiled.plan, dry).map_err(|e| located(ws, &compiled.plan, e))?;
-    let doc = changeset::build(ws, &compiled, &outcome, PathBase::Cwd)?;
+    let doc = report::changeset::build(ws, &compiled, &outcome, PathBase::Cwd)?;
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     let Value::Object(json) = doc else {
         return Err(Error::internal("a changeset is an object"));
     };
-    Ok(Report {
-        json,
-        text,
-        raw: true,
-        note: String::new(),
-        exit: None,
-    })
+    Ok(Report::new(json, text).raw(true))
+}
+
+/// What `apply` asks of a changeset's commit.
+pub struct Commit<'a> {
+    pub write: &'a WriteFlags,
+    /// `--repair`: stale line anchors may move to their one new line.
+    pub repair: bool,
+    /// `--allow-signature-change`.
+    pub allow_signature_change: bool,
 }
 
 /// `apply` of a JSON changeset (applied), an edit request or another tool's changeset
@@ -52,7 +57,7 @@ pub fn build(
 pub fn route(
     ws: &Workspace,
     input: &[u8],
-    args: &super::apply::ApplyArgs,
+    args: &Commit<'_>,
 ) -> Option<Result<(Report, Vec<Recovered>)>> {
     match changeset::classify(input) {
         changeset::Kind::Changeset(doc) => Some(apply(ws, doc, input, args)),
@@ -75,12 +80,12 @@ fn apply(
     ws: &Workspace,
     doc: Map<String, Value>,
     input: &[u8],
-    args: &super::apply::ApplyArgs,
+    args: &Commit<'_>,
 ) -> Result<(Report, Vec<Recovered>)> {
     let mut loaded = changeset::load(doc, input, args.repair)?;
     loaded.compiled.plan.label = args.write.task.clone();
     loaded.compiled.plan.allow_signature_change |= args.allow_signature_change;
-    files::check_entries(ws, &loaded.compiled, PathBase::Root)?;
+    entries::check_entries(ws, &loaded.compiled, PathBase::Root)?;
     let plan = &loaded.compiled.plan;
     let options = args.write.options();
     let dry = Options {
@@ -95,10 +100,10 @@ fn apply(
     };
     let proven = txn::execute(ws, &proving, dry)
         .map_err(|e| changed_since_built(ws, &loaded.doc, located(ws, plan, e)))?;
-    let verified = changeset::verify(&loaded, &proven)?;
-    let pinned = pin(ws, plan, &proven);
+    let verified = report::changeset::verify(&loaded, &proven)?;
+    let pinned = txn::pin(ws, plan, &proven.files, txn::Pin::Every);
     let (mut report, recovered) =
-        super::write::run(ws, "apply", &pinned, input.to_vec(), options, &args.write)
+        super::write::run(ws, "apply", &pinned, input.to_vec(), options, args.write)
             .map_err(|e| located(ws, plan, e))?;
     add_verification(&mut report, &loaded, &verified);
     Ok((report, recovered))
@@ -146,31 +151,7 @@ fn located(ws: &Workspace, plan: &Plan, error: Error) -> Error {
     }
 }
 
-/// Every targeted operation bound to the bytes its file had in the proof: if a file changes
-/// before the commit, the commit is refused instead of resolved on other text.
-fn pin(ws: &Workspace, plan: &Plan, proven: &Outcome) -> Plan {
-    let mut plan = plan.clone();
-    for op in &mut plan.ops {
-        let Ok(p) = path::resolve(ws, &op.path) else {
-            continue;
-        };
-        let digest = proven
-            .files
-            .iter()
-            .find(|c| c.path.key == p.key)
-            .and_then(|c| c.digest_before());
-        if let OpKind::Targeted {
-            expected: expected @ None,
-            ..
-        } = &mut op.kind
-        {
-            *expected = digest;
-        }
-    }
-    plan
-}
-
-fn add_verification(report: &mut Report, loaded: &Loaded, verified: &changeset::Verified) {
+fn add_verification(report: &mut Report, loaded: &Loaded, verified: &report::changeset::Verified) {
     report.json.insert(
         "changeset".into(),
         json!({

@@ -65,12 +65,6 @@ pub fn run(ws: &Workspace, args: &RecoverArgs) -> Result<(Report, Vec<Recovered>
     doc.insert("settled".into(), json!(settled));
     doc.insert("pending".into(), Value::Array(pending));
     doc.insert("quarantined".into(), json!(quarantined));
-    let report = Report {
-        json: doc,
-        text,
-        raw: false,
-        note: String::new(),
-        exit: None,
-    };
+    let report = Report::new(doc, text);
     Ok((report, Vec::new()))
 }

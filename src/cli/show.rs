@@ -41,11 +41,7 @@ pub fn run(ws: &Workspace, args: &ShowArgs) -> Result<Report> {
     json.insert("commit".into(), stored.commit.to_string().into());
     json.insert("receipt".into(), json!(receipt));
     json.insert("diff".into(), diff.into());
-    Ok(Report {
-        json,
-        text,
-        ..Report::default()
-    })
+    Ok(Report::new(json, text))
 }
 
 /// The git-style diff of one recorded path, from the receipt's own images.

@@ -67,12 +67,7 @@ pub fn run(ws: &Workspace, args: &VerifyArgs) -> Result<Report> {
         Verdict::Failed => Some(crate::error::EXIT_REFUSED),
         Verdict::Incomplete => Some(EXIT_INCOMPLETE),
     };
-    Ok(Report {
-        json,
-        text,
-        exit,
-        ..Report::default()
-    })
+    Ok(Report::new(json, text).exit(exit))
 }
 
 /// A check's detail as words: `key: value` pairs, lists joined by commas, nothing empty.

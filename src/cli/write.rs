@@ -8,12 +8,13 @@
 use serde_json::{Value, json};
 
 use super::flags::WriteFlags;
+use crate::change::Action;
 use crate::error::Result;
 use crate::plan::Plan;
 use crate::receipt::AppliedTo;
 use crate::receipt::record::{Intent, Recorder};
 use crate::report::{self, Report};
-use crate::txn::{self, Outcome, change::Action, journal::Recovered};
+use crate::txn::{self, Outcome, journal::Recovered};
 use crate::workspace::Workspace;
 
 /// Applies `plan` compiled from `input` and reports it.

@@ -134,9 +134,6 @@ fn edit_list(input: &[u8]) -> Result<Plan> {
 }
 
 #[cfg(test)]
-mod roundtrip;
-
-#[cfg(test)]
 mod detection {
     use super::Dialect;
 

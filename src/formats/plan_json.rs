@@ -15,7 +15,9 @@
 //! is refused before a single source file is read.
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde::de::IgnoredAny;
+use serde_json::Value;
+use serde_path_to_error::Segment;
 
 use crate::error::{Code, Error, Result};
 use crate::plan::schema::{CONTRACT_VERSIONS, PLAN_TYPE};
@@ -57,37 +59,62 @@ struct DeleteWire {
     expected_source_sha256: Option<String>,
 }
 
+/// The contract of a document, read before its keys: an unknown contract is
+/// `plan_unsupported`, not a key error.
+#[derive(Deserialize)]
+struct Header {
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    contract_version: Option<Value>,
+}
+
+/// The whole document. An edit stays as written until `edit_op` decodes it (a text edit or,
+/// with an `op`, a symbol edit).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanWire {
+    #[serde(rename = "$schema")]
+    _schema: Option<IgnoredAny>,
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    #[serde(rename = "contract_version")]
+    _contract_version: IgnoredAny,
+    target_id: Option<String>,
+    #[serde(default)]
+    edits: Vec<Value>,
+    #[serde(default)]
+    creates: Vec<CreateWire>,
+    #[serde(default)]
+    deletes: Vec<DeleteWire>,
+    allow_signature_change: Option<bool>,
+}
+
 /// Parses a `source_edit_plan` document into a [`Plan`].
 pub fn parse(input: &[u8]) -> Result<Plan> {
     let value: Value = serde_json::from_slice(input)
         .map_err(|e| Error::malformed(format!("the plan is not valid JSON: {e}")))?;
-    let Value::Object(doc) = value else {
+    if !value.is_object() {
         return Err(Error::malformed("the plan must be a JSON object"));
-    };
-    check_contract(&doc)?;
+    }
+    check_contract(Header::deserialize(&value).map_err(|e| shape(&e.to_string(), &[]))?)?;
+    let wire: PlanWire = serde_path_to_error::deserialize(&value)
+        .map_err(|e| shape(&e.inner().to_string(), &e.path().iter().collect::<Vec<_>>()))?;
     let mut plan = Plan {
-        label: optional_string(&doc, "target_id")?,
+        label: wire.target_id,
         dialect: PLAN_TYPE,
         input_sha256: Some(Digest::of(input)),
         ops: Vec::new(),
-        allow_signature_change: optional_bool(&doc, "allow_signature_change")?,
+        allow_signature_change: wire.allow_signature_change.unwrap_or(false),
     };
-    for (index, item) in list(&doc, "edits")?.iter().enumerate() {
+    for (index, item) in wire.edits.iter().enumerate() {
         plan.ops.push(edit_op(item, index)?);
     }
-    for (index, item) in list(&doc, "creates")?.iter().enumerate() {
-        let wire: CreateWire = decode(item, "creates", index)?;
-        plan.ops.push(op(
-            wire.path,
-            "creates",
-            index,
-            OpKind::Create {
-                content: wire.content,
-            },
-        ));
+    for (index, wire) in wire.creates.into_iter().enumerate() {
+        let content = wire.content;
+        plan.ops
+            .push(op(wire.path, "creates", index, OpKind::Create { content }));
     }
-    for (index, item) in list(&doc, "deletes")?.iter().enumerate() {
-        let wire: DeleteWire = decode(item, "deletes", index)?;
+    for (index, wire) in wire.deletes.into_iter().enumerate() {
         let expected = expected_digest(wire.expected_source_sha256, "deletes", index)?;
         plan.ops
             .push(op(wire.path, "deletes", index, OpKind::Delete { expected }));
@@ -101,12 +128,29 @@ pub fn parse(input: &[u8]) -> Result<Plan> {
     Ok(plan)
 }
 
-/// Type and contract version first (so an unknown contract is `plan_unsupported`, not a key
-/// error), then the top-level keys.
-fn check_contract(doc: &Map<String, Value>) -> Result<()> {
-    let kind = match doc.get("type") {
-        Some(Value::String(kind)) => kind,
-        _ => return Err(Error::malformed(format!("`type` must be \"{PLAN_TYPE}\""))),
+/// A document that does not fit [`PlanWire`]: the entry of a list it is about
+/// (`creates[1]: …`), an unknown top-level key, or a top-level value of the wrong type.
+fn shape(message: &str, path: &[&Segment]) -> Error {
+    match path {
+        [Segment::Map { key: list }, Segment::Seq { index }, ..] => {
+            Error::malformed(format!("{list}[{index}]: {message}"))
+                .detail("pointer", format!("/{list}/{index}"))
+        }
+        [Segment::Map { key }, ..] if !TOP_LEVEL_KEYS.contains(&key.as_str()) => {
+            Error::malformed(format!("unknown key `{key}` in the plan"))
+                .detail("pointer", format!("/{key}"))
+                .detail("allowed", TOP_LEVEL_KEYS.to_vec())
+        }
+        [Segment::Map { key }, ..] => {
+            Error::malformed(format!("`{key}`: {message}")).detail("pointer", format!("/{key}"))
+        }
+        _ => Error::malformed(format!("the plan: {message}")),
+    }
+}
+
+fn check_contract(header: Header) -> Result<()> {
+    let Some(Value::String(kind)) = header.kind else {
+        return Err(Error::malformed(format!("`type` must be \"{PLAN_TYPE}\"")));
     };
     if kind != PLAN_TYPE {
         return Err(Error::new(
@@ -117,13 +161,10 @@ fn check_contract(doc: &Map<String, Value>) -> Result<()> {
         .detail("supported", vec![PLAN_TYPE])
         .hint("`git identedit capabilities` lists what this build executes."));
     }
-    let version = match doc.get("contract_version") {
-        Some(Value::String(version)) => version,
-        _ => {
-            return Err(Error::malformed(
-                "`contract_version` must be a string such as \"1.0\"",
-            ));
-        }
+    let Some(Value::String(version)) = header.contract_version else {
+        return Err(Error::malformed(
+            "`contract_version` must be a string such as \"1.0\"",
+        ));
     };
     if !CONTRACT_VERSIONS.contains(&version.as_str()) {
         return Err(Error::new(
@@ -132,14 +173,6 @@ fn check_contract(doc: &Map<String, Value>) -> Result<()> {
         )
         .detail("contract_version", version.as_str())
         .detail("supported", CONTRACT_VERSIONS.to_vec()));
-    }
-    if let Some(key) = doc
-        .keys()
-        .find(|key| !TOP_LEVEL_KEYS.contains(&key.as_str()))
-    {
-        return Err(Error::malformed(format!("unknown key `{key}` in the plan"))
-            .detail("pointer", format!("/{key}"))
-            .detail("allowed", TOP_LEVEL_KEYS.to_vec()));
     }
     Ok(())
 }
@@ -201,31 +234,6 @@ fn expected_digest(text: Option<String>, list: &str, index: usize) -> Result<Opt
         .map_err(|e| e.at(&format!("{list}[{index}].expected_source_sha256")))
 }
 
-fn list<'a>(doc: &'a Map<String, Value>, key: &str) -> Result<&'a [Value]> {
-    match doc.get(key) {
-        None => Ok(&[]),
-        Some(Value::Array(items)) => Ok(items),
-        Some(_) => Err(Error::malformed(format!("`{key}` must be an array"))
-            .detail("pointer", format!("/{key}"))),
-    }
-}
-
-fn optional_bool(doc: &Map<String, Value>, key: &str) -> Result<bool> {
-    match doc.get(key) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(Error::malformed(format!("`{key}` must be true or false"))),
-    }
-}
-
-fn optional_string(doc: &Map<String, Value>, key: &str) -> Result<Option<String>> {
-    match doc.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(Error::malformed(format!("`{key}` must be a string"))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,6 +273,40 @@ mod tests {
         );
         assert_eq!(code_of("[]"), "plan_malformed");
         assert_eq!(code_of("{"), "plan_malformed");
+    }
+
+    #[test]
+    fn shape_errors_point_at_their_place() {
+        let head = r#""type":"source_edit_plan","contract_version":"1.0""#;
+        for (rest, pointer, message) in [
+            (r#""x":1"#, "/x", "unknown key `x` in the plan"),
+            (r#""edits":3"#, "/edits", "`edits`: invalid type"),
+            (
+                r#""target_id":3"#,
+                "/target_id",
+                "`target_id`: invalid type",
+            ),
+            (
+                r#""creates":[{"path":"a"}]"#,
+                "/creates/0",
+                "creates[0]: missing field `content`",
+            ),
+            (
+                r#""deletes":[{"path":"a","y":1}]"#,
+                "/deletes/0",
+                "deletes[0]: unknown field `y`",
+            ),
+        ] {
+            let doc = format!("{{{head},{rest}}}");
+            let error = parse(doc.as_bytes()).expect_err("refused");
+            assert_eq!(error.code, Code::PlanMalformed, "{doc}");
+            assert_eq!(error.details["pointer"], pointer, "{doc}");
+            assert!(
+                error.message.starts_with(message),
+                "{doc}: {}",
+                error.message
+            );
+        }
     }
 
     #[test]

@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use gix::index::entry::{Mode, Stage, Stat};
 
 use super::repo::git_error;
+use crate::change::{Action, FileChange};
 use crate::error::{Error, Result};
 use crate::plan::{OpKind, Plan};
-use crate::txn::change::{Action, FileChange};
 use crate::workspace::Workspace;
 use crate::workspace::path;
 

@@ -7,8 +7,8 @@ use std::os::unix::fs::PermissionsExt;
 use gix::index::entry::{Flags, Mode, Stage, Stat};
 
 use super::repo::git_error;
+use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
-use crate::txn::change::{Action, FileChange};
 
 /// Work-tree bytes as git stores them (`git add`'s clean conversion: `text`/`eol`
 /// attributes, `core.autocrlf`, filters), through gix's filter pipeline.
@@ -55,7 +55,7 @@ pub struct IndexLock(gix::lock::File);
 /// Takes `index.lock`, waiting as long as for a file lock (`IDENTEDIT_LOCK_TIMEOUT_MS`).
 pub fn lock(repo: &gix::Repository) -> Result<IndexLock> {
     use gix::lock::acquire::Fail;
-    let timeout = crate::txn::lock::timeout();
+    let timeout = crate::workspace::lock::timeout();
     gix::lock::File::acquire_to_update_resource(
         repo.index_path(),
         Fail::AfterDurationWithBackoff(timeout),
@@ -100,7 +100,8 @@ pub fn stage_locked(repo: &gix::Repository, lock: IndexLock, files: &[FileChange
     let lock = out
         .into_inner()
         .map_err(|e| Error::io("writing the index", e.error()))?;
-    crate::txn::failpoint::io("rename", "index").map_err(|e| Error::io("writing the index", &e))?;
+    crate::workspace::failpoint::io("rename", "index")
+        .map_err(|e| Error::io("writing the index", &e))?;
     lock.commit()
         .map(drop)
         .map_err(|e| Error::io("putting the new index in place", &e.error))

@@ -5,8 +5,8 @@
 
 use gix::ObjectId;
 use gix::object::tree::EntryKind;
-use gix::refs::Target;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::{FullName, Target};
 
 use super::repo::git_error;
 use crate::error::Result;
@@ -32,7 +32,7 @@ impl TreeFiles {
 
 /// Stores `bytes` as a blob.
 pub fn write_blob(repo: &gix::Repository, bytes: &[u8]) -> Result<ObjectId> {
-    crate::txn::failpoint::io("write", "ledger")
+    crate::workspace::failpoint::io("write", "ledger")
         .map_err(|e| crate::error::Error::io("writing a blob", &e))?;
     repo.write_blob(bytes)
         .map(gix::Id::detach)
@@ -99,16 +99,17 @@ pub fn append(
     tree: ObjectId,
     message: &str,
 ) -> Result<ObjectId> {
-    for name in [log_ref, label_ref] {
-        gix::refs::FullName::try_from(name)
-            .map_err(|e| git_error(&format!("the ref name {name}"), &e))?;
-    }
+    let full = |name: &str| {
+        FullName::try_from(name).map_err(|e| git_error(&format!("the ref name {name}"), &e))
+    };
+    let (log_name, label_name) = (full(log_ref)?, full(label_ref)?);
     let sig = signature(repo);
     // Writers of this repository (every worktree shares the log) take turns, so the
     // compare-and-swap below normally succeeds at once and no orphaned receipt commit is left;
     // the CAS still guards against writers that do not take the lock.
     let locks = repo.common_dir().join("identedit").join("locks");
-    let _turn = crate::txn::lock::acquire_ledger(&locks, log_ref, crate::txn::lock::timeout())?;
+    let _turn =
+        crate::workspace::lock::acquire_ledger(&locks, log_ref, crate::workspace::lock::timeout())?;
     let mut last_error = None;
     for _ in 0..CAS_ATTEMPTS {
         let tip = ref_target(repo, log_ref)?;
@@ -129,7 +130,10 @@ pub fn append(
             Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
             None => PreviousValue::MustNotExist,
         };
-        let edits = [(log_ref, expected), (label_ref, PreviousValue::Any)];
+        let edits = [
+            (log_name.clone(), expected),
+            (label_name.clone(), PreviousValue::Any),
+        ];
         match set_refs(repo, &edits, id, message) {
             Ok(()) => return Ok(id),
             Err(e) => last_error = Some(e),
@@ -142,16 +146,13 @@ pub fn append(
 /// as expected) in one ref transaction: all move or none does.
 fn set_refs(
     repo: &gix::Repository,
-    refs: &[(&str, PreviousValue)],
+    refs: &[(FullName, PreviousValue)],
     id: ObjectId,
     message: &str,
 ) -> Result<()> {
     let subject = message.lines().next().unwrap_or("identedit");
     let mut edits = Vec::with_capacity(refs.len());
     for (name, expected) in refs {
-        let full_name = (*name)
-            .try_into()
-            .map_err(|e| git_error(&format!("the ref name {name}"), &e))?;
         edits.push(RefEdit {
             change: Change::Update {
                 log: LogChange {
@@ -162,15 +163,15 @@ fn set_refs(
                 expected: expected.clone(),
                 new: Target::Object(id),
             },
-            name: full_name,
+            name: name.clone(),
             deref: false,
         });
     }
-    crate::txn::failpoint::io("rename", "ledger")
+    crate::workspace::failpoint::io("rename", "ledger")
         .map_err(|e| crate::error::Error::io("updating the receipt refs", &e))?;
     let sig = signature(repo);
     let mut time = gix::date::parse::TimeBuf::default();
-    let names: Vec<&str> = refs.iter().map(|(n, _)| *n).collect();
+    let names: Vec<String> = refs.iter().map(|(n, _)| n.as_bstr().to_string()).collect();
     repo.edit_references_as(edits, Some(sig.to_ref(&mut time)))
         .map(drop)
         .map_err(|e| git_error(&format!("updating {}", names.join(" and ")), &e))

@@ -3,7 +3,7 @@
 //! post-commit note that lists the receipts a commit contains.
 //!
 //! These commands open a full `gix::Repository` (config, index, objects); the edit commands
-//! never do, they only need [`crate::git::discover`].
+//! never do, they only need [`crate::workspace::discover`].
 
 pub mod install;
 pub mod note;
@@ -22,7 +22,7 @@ pub fn open(cwd: &Path) -> Result<gix::Repository> {
     crate::git::repo::discover(cwd).map_err(|e| {
         Error::new(Code::Usage, "`git identedit hook` needs a git repository")
             .hint("Run it inside a git repository (or set GIT_DIR).")
-            .detail("git_error", e.to_string())
+            .detail("git_error", e.message)
     })
 }
 

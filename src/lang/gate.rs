@@ -21,8 +21,10 @@ use serde_json::json;
 use tree_sitter::{InputEdit, Point, Tree};
 
 use crate::error::{Code, Error, Result};
+use crate::lang::Location;
 use crate::lang::outline::{Item, outline, outline_near, touches};
-use crate::lang::parse::{Location, parse, retire, syntax_errors};
+use crate::lang::parse::{parse, retire, syntax_errors};
+use crate::lang::symbols::Declarations;
 use crate::lang::{Provider, provider_for};
 
 /// A file's parse, kept for the whole command so each file is parsed once.
@@ -103,16 +105,6 @@ pub struct Checked {
     pub declarations: Option<Declarations>,
 }
 
-/// Declarations of a file before and after an edit, as the API guard compares them.
-#[derive(Clone, Debug)]
-pub struct Declarations {
-    /// `None` when there was no source, or it did not parse cleanly.
-    pub before: Option<Vec<crate::lang::symbols::Declaration>>,
-    pub after: Vec<crate::lang::symbols::Declaration>,
-    /// The result parsed without errors.
-    pub after_clean: bool,
-}
-
 impl Checked {
     fn unobserved(
         status: &'static str,
@@ -169,8 +161,7 @@ pub fn check(
         return Ok(regional(provider, clean));
     }
     let old_ranges: Vec<Range<usize>> = ranges.iter().map(|(o, _)| o.clone()).collect();
-    let new_ranges: Vec<Range<usize>> = ranges.iter().map(|(_, n)| n.clone()).collect();
-    let mut parsed_here = match before {
+    let parsed_here = match before {
         Some((bytes, None)) => Some(SourceTree::parse_near(provider, bytes, &old_ranges)?),
         _ => None,
     };
@@ -179,6 +170,23 @@ pub fn check(
         (Some((bytes, None)), Some(here)) => Some((bytes, here)),
         _ => None,
     };
+    let checked = check_file(provider, path, source, after, ranges, rules);
+    if let Some(SourceTree { tree, .. }) = parsed_here {
+        retire(tree);
+    }
+    checked
+}
+
+/// Parses `after` (reusing the source's tree for the unchanged parts), refuses new syntax
+/// errors as `rules` say, and compares the structures around the edits.
+fn check_file(
+    provider: &'static Provider,
+    path: &str,
+    source: Option<(&[u8], &SourceTree)>,
+    after: &[u8],
+    ranges: &[(Range<usize>, Range<usize>)],
+    rules: Rules,
+) -> Result<Checked> {
     let old = source.map(|(bytes, s)| edited(&s.tree, bytes, after, ranges));
     let tree = parse(provider, after, old.as_ref())?;
     let (errors_after, first) = syntax_errors(provider, &tree, after);
@@ -194,33 +202,17 @@ pub fn check(
     }
     // Outside the edited ranges both versions are byte for byte the same, so only the
     // structures around the edits can differ.
+    let old_ranges: Vec<Range<usize>> = ranges.iter().map(|(o, _)| o.clone()).collect();
+    let new_ranges: Vec<Range<usize>> = ranges.iter().map(|(_, n)| n.clone()).collect();
     let items_after = outline_near(provider, &tree, after, &new_ranges);
-    let items_before: Vec<Item> = source.map_or_else(Vec::new, |(_, s)| {
-        s.items
-            .iter()
-            .filter(|i| touches(&(i.span.start..i.node_end), &old_ranges))
-            .cloned()
-            .collect()
-    });
+    let items_before = source.map_or_else(Vec::new, |(_, s)| items_near(s, &old_ranges));
     let (appeared, disappeared, count_changed) = compare(&items_before, &items_after);
-    let declarations = crate::lang::symbols::Lang::of(provider).map(|_| {
-        let read = |tree: &Tree, bytes: &[u8]| {
-            crate::lang::symbols::declarations(provider, tree, bytes).unwrap_or_default()
-        };
-        Declarations {
-            before: source
-                .filter(|(_, s)| s.errors == 0)
-                .map(|(bytes, s)| read(&s.tree, bytes)),
-            after: read(&tree, after),
-            after_clean: errors_after == 0,
-        }
-    });
+    let declarations = declarations(provider, source, (after, &tree), errors_after == 0);
     retire(tree);
     if let Some(old) = old {
         retire(old);
     }
-
-    let checked = Checked {
+    Ok(Checked {
         status: "checked",
         scope: "file",
         reason: None,
@@ -231,11 +223,38 @@ pub fn check(
         disappeared,
         count_changed,
         declarations,
+    })
+}
+
+/// The source's structures that touch the edited ranges.
+fn items_near(source: &SourceTree, ranges: &[Range<usize>]) -> Vec<Item> {
+    source
+        .items
+        .iter()
+        .filter(|i| touches(&(i.span.start..i.node_end), ranges))
+        .cloned()
+        .collect()
+}
+
+/// The declarations of both versions, for languages with a symbol model (the source's only
+/// when it parsed cleanly).
+fn declarations(
+    provider: &'static Provider,
+    source: Option<(&[u8], &SourceTree)>,
+    (after, tree): (&[u8], &Tree),
+    after_clean: bool,
+) -> Option<Declarations> {
+    crate::lang::symbols::Lang::of(provider)?;
+    let read = |tree: &Tree, bytes: &[u8]| {
+        crate::lang::symbols::declarations(provider, tree, bytes).unwrap_or_default()
     };
-    if let Some(SourceTree { tree, .. }) = parsed_here.take() {
-        retire(tree);
-    }
-    Ok(checked)
+    Some(Declarations {
+        before: source
+            .filter(|(_, s)| s.errors == 0)
+            .map(|(bytes, s)| read(&s.tree, bytes)),
+        after: read(tree, after),
+        after_clean,
+    })
 }
 
 /// What a clean regional check reports.

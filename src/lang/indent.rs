@@ -13,7 +13,7 @@
 
 use tree_sitter::{Node, Tree};
 
-use crate::lang::parse::Location;
+use crate::lang::Location;
 
 /// The first token of one logical line, and whether the line opens a block.
 struct Logical {

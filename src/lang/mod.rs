@@ -76,5 +76,13 @@ pub fn node_text<'a>(node: Node<'_>, source: &'a [u8]) -> &'a str {
     std::str::from_utf8(&source[node.byte_range()]).unwrap_or_default()
 }
 
+/// Where a syntax error sits: 1-based line and column (in bytes), and the byte offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Location {
+    pub line: usize,
+    pub column: usize,
+    pub byte: usize,
+}
+
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::error::{Error, Result};
-use crate::lang::Provider;
+use crate::lang::{Location, Provider};
 
 thread_local! {
     static PARSERS: RefCell<HashMap<&'static str, Parser>> = RefCell::new(HashMap::new());
@@ -31,14 +31,6 @@ pub fn parse(provider: &'static Provider, source: &[u8], old: Option<&Tree>) -> 
             .parse(source, old)
             .ok_or_else(|| Error::internal(format!("the {} parser gave no tree", provider.name)))
     })
-}
-
-/// Where a syntax error sits: 1-based line and column (in bytes), and the byte offset.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Location {
-    pub line: usize,
-    pub column: usize,
-    pub byte: usize,
 }
 
 fn location(node: Node<'_>) -> Location {

@@ -15,10 +15,10 @@ use tree_sitter::Tree;
 
 use crate::error::Result;
 use crate::lang::Provider;
-use crate::lang::gate::Declarations;
 use crate::lang::outline::{Item, outline_near};
 use crate::lang::parse::{parse, retire, syntax_errors};
 use crate::lang::region::{Window, first_window};
+use crate::lang::symbols::Declarations;
 use crate::lang::symbols::{self, Declaration, Lang};
 
 /// Edits closer than this share a region search.

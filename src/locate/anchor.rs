@@ -87,78 +87,15 @@ pub fn resolve(
     index: usize,
 ) -> Result<Resolved> {
     let lines = split(text);
-    let (first, fixed_start) = check(text, &lines, start, repair, path)?;
-    let (last, fixed_end) = match end {
-        Some(anchor) => check(text, &lines, anchor, repair, path)?,
-        None => (first, None),
-    };
-    if last < first {
-        return Err(Error::new(
-            Code::PlanMalformed,
-            format!(
-                "the end anchor (line {}) is before the start (line {})",
-                last + 1,
-                first + 1
-            ),
-        ));
-    }
-    let repaired: Vec<(usize, usize)> = fixed_start.into_iter().chain(fixed_end).collect();
-    // A byte order mark belongs to the file, not to line 1: edits of line 1 start after it.
-    let mut lines = lines;
-    if let Some(first_line) = lines.first_mut().filter(|_| text.starts_with('\u{feff}')) {
-        first_line.start = 3;
-    }
-    let term = |i: usize| &text[lines[i].content_end..lines[i].end];
-    let own = if term(first).is_empty() {
-        dominant_terminator(text)
-    } else {
-        term(first)
-    };
-    let join = |payload: &str| payload_lines(payload).join(own);
+    let (first, last, repaired) = covered(text, &lines, start, end, repair, path)?;
+    let span = Span::new(text, lines, first, last);
     // An empty replacement of a range leaves no line behind: the lines are deleted (one line
     // replaced by nothing stays, empty).
     let op = match op {
         NodeOp::Replace(payload) if payload.is_empty() && end.is_some() => &NodeOp::Delete,
         other => other,
     };
-    let (range, new) = match op {
-        NodeOp::Replace(payload) => (
-            lines[first].start..lines[last].end,
-            join(payload) + term(last),
-        ),
-        NodeOp::Delete if term(last).is_empty() && first > 0 => {
-            (lines[first - 1].content_end..lines[last].end, String::new())
-        }
-        NodeOp::Delete => (lines[first].start..lines[last].end, String::new()),
-        NodeOp::InsertBefore(payload) => {
-            (lines[first].start..lines[first].start, join(payload) + own)
-        }
-        NodeOp::InsertAfter(payload) if term(last).is_empty() => (
-            lines[last].end..lines[last].end,
-            format!("{own}{}", join(payload)),
-        ),
-        NodeOp::InsertAfter(payload) => (lines[last].end..lines[last].end, join(payload) + own),
-        NodeOp::MoveIn(m) => {
-            let point = if m.after {
-                lines[last].end
-            } else {
-                lines[first].start
-            };
-            (point..point, crate::locate::node::moved_text(m)?)
-        }
-        other => {
-            return Err(Error::new(
-                Code::PlanMalformed,
-                format!("`{}` does not apply to lines", other.name()),
-            ));
-        }
-    };
-    let anchor = match op {
-        NodeOp::InsertBefore(_) => Some(lines[first].start),
-        NodeOp::MoveIn(m) if !m.after => Some(lines[first].start),
-        NodeOp::InsertAfter(_) | NodeOp::MoveIn(_) => Some(lines[last].content_end),
-        _ => None,
-    };
+    let (range, new) = span.splice(op)?;
     let matched_by = if repaired.is_empty() {
         "line_anchor"
     } else {
@@ -172,8 +109,121 @@ pub fn resolve(
         }],
         matched_by,
         repaired,
-        anchor,
+        anchor: span.tie(op),
     })
+}
+
+/// Anchors remapped by `--auto-repair`: `(from, to)` line numbers.
+type Remaps = Vec<(usize, usize)>;
+
+/// The lines from `start` to `end` (0-based, inclusive), each anchor checked, and the
+/// anchors `repair` remapped (`(from, to)`).
+fn covered(
+    text: &str,
+    lines: &[Line],
+    start: &LineAnchor,
+    end: Option<&LineAnchor>,
+    repair: bool,
+    path: &str,
+) -> Result<(usize, usize, Remaps)> {
+    let (first, fixed_start) = check(text, lines, start, repair, path)?;
+    let (last, fixed_end) = match end {
+        Some(anchor) => check(text, lines, anchor, repair, path)?,
+        None => (first, None),
+    };
+    if last < first {
+        return Err(Error::new(
+            Code::PlanMalformed,
+            format!(
+                "the end anchor (line {}) is before the start (line {})",
+                last + 1,
+                first + 1
+            ),
+        ));
+    }
+    Ok((
+        first,
+        last,
+        fixed_start.into_iter().chain(fixed_end).collect(),
+    ))
+}
+
+/// The lines a target covers, and the terminator new lines take (the first line's, or the
+/// file's dominant one when it has none).
+struct Span<'t> {
+    text: &'t str,
+    lines: Vec<Line>,
+    first: usize,
+    last: usize,
+    own: &'t str,
+}
+
+impl<'t> Span<'t> {
+    fn new(text: &'t str, mut lines: Vec<Line>, first: usize, last: usize) -> Self {
+        // A byte order mark belongs to the file, not to line 1: edits of line 1 start after it.
+        if let Some(first_line) = lines.first_mut().filter(|_| text.starts_with('\u{feff}')) {
+            first_line.start = 3;
+        }
+        let own = match &text[lines[first].content_end..lines[first].end] {
+            "" => dominant_terminator(text),
+            term => term,
+        };
+        Self {
+            text,
+            lines,
+            first,
+            last,
+            own,
+        }
+    }
+
+    fn term(&self, i: usize) -> &'t str {
+        &self.text[self.lines[i].content_end..self.lines[i].end]
+    }
+
+    fn join(&self, payload: &str) -> String {
+        payload_lines(payload).join(self.own)
+    }
+
+    /// The range `op` replaces and its new text.
+    fn splice(&self, op: &NodeOp) -> Result<(std::ops::Range<usize>, String)> {
+        let (first, last, own) = (&self.lines[self.first], &self.lines[self.last], self.own);
+        let last_term = self.term(self.last);
+        Ok(match op {
+            NodeOp::Replace(payload) => (first.start..last.end, self.join(payload) + last_term),
+            NodeOp::Delete if last_term.is_empty() && self.first > 0 => (
+                self.lines[self.first - 1].content_end..last.end,
+                String::new(),
+            ),
+            NodeOp::Delete => (first.start..last.end, String::new()),
+            NodeOp::InsertBefore(payload) => (first.start..first.start, self.join(payload) + own),
+            NodeOp::InsertAfter(payload) if last_term.is_empty() => {
+                (last.end..last.end, format!("{own}{}", self.join(payload)))
+            }
+            NodeOp::InsertAfter(payload) => (last.end..last.end, self.join(payload) + own),
+            NodeOp::MoveIn(m) => {
+                let point = if m.after { last.end } else { first.start };
+                (point..point, crate::locate::node::moved_text(m)?)
+            }
+            other => {
+                return Err(Error::new(
+                    Code::PlanMalformed,
+                    format!("`{}` does not apply to lines", other.name()),
+                ));
+            }
+        })
+    }
+
+    /// For insertions and move destinations: the boundary of the lines they are tied to.
+    fn tie(&self, op: &NodeOp) -> Option<usize> {
+        let (first, last) = (&self.lines[self.first], &self.lines[self.last]);
+        match op {
+            NodeOp::InsertBefore(_) => Some(first.start),
+            NodeOp::MoveIn(m) if !m.after => Some(first.start),
+            NodeOp::InsertAfter(_) | NodeOp::MoveIn(_) => Some(last.content_end),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

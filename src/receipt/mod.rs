@@ -129,7 +129,7 @@ pub struct Reference {
 pub struct FileRecord {
     pub path: String,
     /// `modified`, `created` or `deleted`.
-    pub action: crate::txn::change::Action,
+    pub action: crate::change::Action,
     /// For a file that was moved: where it came from (on the created side) or went (on the
     /// deleted side).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -12,8 +12,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::Observed;
+use crate::change::{Action, FileChange};
 use crate::plan::Digest;
-use crate::txn::change::{Action, FileChange};
 
 /// The stat data that changes whenever a file's bytes or identity do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

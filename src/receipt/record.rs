@@ -15,13 +15,11 @@ use super::{
     AppliedTo, FileRecord, Input, Kind, LABEL_REF_PREFIX, LOG_REF, Observed, RECEIPT_SCHEMA,
     Receipt, Reference, Status, Tool, ref_safe_label,
 };
+use crate::change::{Action, FileChange, Moved};
 use crate::error::{Code, Error, Result};
 use crate::git::ledger::{self, TreeFiles};
 use crate::plan::{Digest, Plan};
-use crate::txn::{
-    self,
-    change::{Action, FileChange, Moved},
-};
+use crate::txn;
 use crate::workspace::Workspace;
 
 /// What the command knows about its write before it happens.

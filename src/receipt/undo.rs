@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use super::store::{self, Stored};
 use super::{FileRecord, Status};
+use crate::change::Action;
 use crate::error::{Code, Error, Result};
 use crate::plan::{Digest, Op, OpKind, Origin, PathBase, PathSpec, Plan};
-use crate::txn::change::Action;
 
 /// The plan that reverses `stored`, after proving nothing drifted.
 pub fn plan(repo: &gix::Repository, root: &std::path::Path, stored: &Stored) -> Result<Plan> {

@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 
 use super::store::{self, Stored};
 use super::{FileRecord, Kind, Status};
+use crate::change::Action;
 use crate::error::Result;
 use crate::plan::Digest;
-use crate::txn::change::Action;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]

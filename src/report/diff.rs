@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
+use crate::change::{Action, FileChange};
 use crate::locate::lines::LineCounter;
-use crate::txn::change::{Action, FileChange};
 
 const CONTEXT: usize = 3;
 

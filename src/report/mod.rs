@@ -1,6 +1,7 @@
 //! What a command tells its caller: the JSON document (one per invocation, success or failure)
 //! and the concise text a person reads. Pure functions of outcomes and errors; no I/O.
 
+pub mod changeset;
 pub mod diff;
 pub mod nearest;
 pub mod read;
@@ -8,10 +9,10 @@ pub mod structure;
 
 use serde_json::{Map, Value, json};
 
+use crate::change::{Action, FileChange};
 use crate::error::Error;
 use crate::plan::Plan;
 use crate::txn::Outcome;
-use crate::txn::change::{Action, FileChange};
 use crate::txn::journal::Recovered;
 
 /// Version of every JSON document printed on stdout.
@@ -29,6 +30,38 @@ pub struct Report {
     /// Exit code of a result that is not an error but not a success either (`verify`:
     /// 1 failed, 3 incomplete). `None` is 0.
     pub exit: Option<u8>,
+}
+
+impl Report {
+    /// A result of `json` (inside the envelope) and `text`: exit 0, no note on stderr.
+    pub fn new(json: Map<String, Value>, text: String) -> Self {
+        Self {
+            json,
+            text,
+            ..Self::default()
+        }
+    }
+
+    /// `json` printed as it is, without the envelope.
+    #[must_use]
+    pub fn raw(mut self, raw: bool) -> Self {
+        self.raw = raw;
+        self
+    }
+
+    /// Text for stderr in text mode.
+    #[must_use]
+    pub fn note(mut self, note: String) -> Self {
+        self.note = note;
+        self
+    }
+
+    /// The exit code of a result that is neither an error nor a success.
+    #[must_use]
+    pub fn exit(mut self, exit: Option<u8>) -> Self {
+        self.exit = exit;
+        self
+    }
 }
 
 fn short(hex: Option<String>) -> String {
@@ -163,13 +196,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         .files
         .iter()
         .partition(|c| c.action != Action::Unchanged);
-    let replacements: usize = outcome
-        .files
-        .iter()
-        .flat_map(|c| &c.edits)
-        .map(|e| e.spans.len())
-        .sum();
-    let edits: usize = outcome.files.iter().map(|c| c.edits.len().max(1)).sum();
+    let (edits, replacements) = counts(outcome);
     let mut json = Map::new();
     json.insert("dry_run".into(), outcome.dry_run.into());
     json.insert(
@@ -202,6 +229,35 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
     let (locations, omitted) = structure::locations(&outcome.files);
     json.insert("locations".into(), locations);
     json.insert("locations_omitted".into(), omitted.into());
+    let mut text = outcome_text(outcome);
+    let mut note = String::new();
+    if with_diff {
+        let diff: String = changed.iter().map(|c| diff::file_diff(c)).collect();
+        note = std::mem::replace(&mut text, diff.clone());
+        json.insert("diff".into(), diff.into());
+    }
+    json.insert(
+        "next_action".into(),
+        if outcome.dry_run { "apply" } else { "none" }.into(),
+    );
+    Report::new(json, text).note(note)
+}
+
+/// The operations of an outcome (a file without edits counts once) and the replacements
+/// they made.
+fn counts(outcome: &Outcome) -> (usize, usize) {
+    let edits = outcome.files.iter().map(|c| c.edits.len().max(1)).sum();
+    let replacements = outcome
+        .files
+        .iter()
+        .flat_map(|c| &c.edits)
+        .map(|e| e.spans.len())
+        .sum();
+    (edits, replacements)
+}
+
+/// The text form of an outcome: each file, then each API change.
+fn outcome_text(outcome: &Outcome) -> String {
     let mut text: String = outcome
         .files
         .iter()
@@ -219,23 +275,7 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
             change.path
         ));
     }
-    let mut note = String::new();
-    if with_diff {
-        let diff: String = changed.iter().map(|c| diff::file_diff(c)).collect();
-        note = std::mem::replace(&mut text, diff.clone());
-        json.insert("diff".into(), diff.into());
-    }
-    json.insert(
-        "next_action".into(),
-        if outcome.dry_run { "apply" } else { "none" }.into(),
-    );
-    Report {
-        json,
-        text,
-        raw: false,
-        note,
-        exit: None,
-    }
+    text
 }
 
 /// identedit's `applied` list (`--verbose`): per changed file, the operations applied.
@@ -263,9 +303,7 @@ pub fn commit_diff(report: &mut Report, outcome: &Outcome) {
         .files
         .iter()
         .filter_map(|c| match &c.moved {
-            Some(crate::txn::change::Moved::From(from)) => {
-                Some(json!({"from": from, "to": c.path.rel}))
-            }
+            Some(crate::change::Moved::From(from)) => Some(json!({"from": from, "to": c.path.rel})),
             _ => None,
         })
         .collect();

@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::lang::Location;
 use crate::lang::hash::line_hash;
 use crate::lang::outline::Item;
-use crate::lang::parse::Location;
 use crate::report::Report;
 use crate::workspace::path::TargetPath;
 use crate::workspace::snapshot::Snapshot;
@@ -251,11 +251,5 @@ pub fn render(views: &[FileView], json_mode: bool, verbose: bool, several: bool)
             .map(|v| file_text(v, several, verbose))
             .collect();
     }
-    Report {
-        json,
-        text,
-        raw: false,
-        note: String::new(),
-        exit: None,
-    }
+    Report::new(json, text)
 }

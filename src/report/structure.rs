@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::txn::change::{Action, FileChange};
+use crate::change::{Action, FileChange};
 
 /// Most locations listed; the rest are counted in `locations_omitted`.
 pub const MAX_LOCATIONS: usize = 16;

@@ -14,37 +14,12 @@ use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::txn::change::Action;
-use crate::txn::failpoint;
+use crate::txn::record::{Record, sync_dir};
 use crate::txn::restore;
 pub use crate::txn::restore::Restored;
-
-/// One file of a transaction, with every path the rollback needs.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Entry {
-    pub rel: String,
-    pub target: PathBuf,
-    pub tmp: Option<PathBuf>,
-    pub backup: Option<PathBuf>,
-    pub action: Action,
-    pub before: Option<String>,
-    pub after: Option<String>,
-}
-
-/// The journal document.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Record {
-    pub version: u32,
-    pub id: String,
-    pub pid: u32,
-    /// Lock keys of the transaction's files.
-    pub keys: Vec<String>,
-    /// Directories created for new files, outermost first.
-    pub new_dirs: Vec<PathBuf>,
-    pub entries: Vec<Entry>,
-}
+use crate::workspace::failpoint;
 
 /// A transaction settled by a later invocation.
 #[derive(Clone, Debug, Serialize)]
@@ -68,12 +43,6 @@ pub struct Journal {
     dir: PathBuf,
     /// The journal file, locked (flock) until the transaction ends.
     _file: File,
-}
-
-/// fsyncs a directory, so the names created or removed in it are durable.
-pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    failpoint::io("fsync", "dir")?;
-    File::open(dir)?.sync_all()
 }
 
 impl Journal {

@@ -5,22 +5,22 @@
 //! publish → commit`. A dry run stops after the preflight. The caller gets every pre-image and
 //! post-image back in the [`Outcome`].
 
-pub mod change;
-pub mod failpoint;
+pub mod guard;
 pub mod journal;
-pub mod lock;
 pub mod mode;
 pub mod moves;
 pub mod prepare;
 pub mod publish;
+pub mod record;
 pub mod resolve;
 pub mod restore;
 
+use crate::change::{Action, FileChange};
 use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::workspace::Workspace;
 use crate::workspace::snapshot::Stamp;
-use change::{Action, FileChange};
+use crate::workspace::{failpoint, lock};
 use journal::Recovered;
 
 /// How to run a plan.
@@ -79,7 +79,7 @@ pub fn execute_observed(
     observer: Option<&mut dyn Observer>,
 ) -> Result<Outcome> {
     let files = prepare::prepare(ws, plan, &options)?;
-    let api_changes = crate::lang::api::guard(ws, plan, &files)?;
+    let api_changes = guard::guard(ws, plan, &files)?;
     let writes = files.iter().any(|c| c.action != Action::Unchanged);
     if options.dry_run || !writes {
         return Ok(Outcome {
@@ -97,8 +97,8 @@ pub fn execute_observed(
     let (files, api_changes) = if unchanged_since(&files) {
         (files, api_changes)
     } else {
-        let files = prepare::prepare(ws, &pinned(ws, plan, &files), &options)?;
-        let api_changes = crate::lang::api::guard(ws, plan, &files)?;
+        let files = prepare::prepare(ws, &pin(ws, plan, &files, Pin::Bound), &options)?;
+        let api_changes = guard::guard(ws, plan, &files)?;
         (files, api_changes)
     };
     let writes: Vec<&FileChange> = files
@@ -126,35 +126,46 @@ pub fn execute_observed(
     })
 }
 
-/// Structure and file-boundary targets are bound to the bytes the preflight read: when a file
-/// moved before the locks were taken, such an operation is refused (`evidence_changed`), never
-/// re-resolved on someone else's text. Exact-text edits and line anchors prove themselves again.
-fn pinned(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Plan {
+/// Which operations [`pin`] binds to the bytes a run read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pin {
+    /// Structure and file-boundary targets and config operations: when a file moved before
+    /// the locks were taken, such an operation is refused (`evidence_changed`), never
+    /// re-resolved on someone else's text. Exact-text edits and line anchors prove themselves
+    /// again.
+    Bound,
+    /// Every targeted and config operation (`apply` of a changeset commits exactly what its
+    /// dry run proved).
+    Every,
+}
+
+/// `plan` with the operations `which` names bound to the digest each file had when `files`
+/// were read (an operation that already expects a digest keeps it).
+pub fn pin(ws: &Workspace, plan: &Plan, files: &[FileChange], which: Pin) -> Plan {
     use crate::plan::{OpKind, Target};
     let mut plan = plan.clone();
     let digests: std::collections::HashMap<&str, crate::plan::Digest> = files
         .iter()
-        .filter_map(|c| Some((c.path.key.as_str(), c.before.as_ref()?.digest)))
+        .filter_map(|c| Some((c.path.key.as_str(), c.digest_before()?)))
         .collect();
     for op in &mut plan.ops {
         let Ok(path) = crate::workspace::path::resolve(ws, &op.path) else {
             continue;
         };
-        if let OpKind::Targeted {
-            target, expected, ..
-        } = &mut op.kind
-        {
-            let bound =
-                target.is_structural() || matches!(target, Target::FileStart | Target::FileEnd);
-            if bound && expected.is_none() {
-                *expected = digests.get(path.key.as_str()).copied();
+        let digest = digests.get(path.key.as_str()).copied();
+        match &mut op.kind {
+            OpKind::Targeted {
+                target, expected, ..
+            } if expected.is_none() => {
+                let bound =
+                    target.is_structural() || matches!(target, Target::FileStart | Target::FileEnd);
+                if bound || which == Pin::Every {
+                    *expected = digest;
+                }
             }
-        }
-        // Config plans need the full-file bytes they were built on.
-        if let OpKind::Config { expected, .. } = &mut op.kind
-            && expected.is_none()
-        {
-            *expected = digests.get(path.key.as_str()).copied();
+            // Config plans need the full-file bytes they were built on.
+            OpKind::Config { expected, .. } if expected.is_none() => *expected = digest,
+            _ => {}
         }
     }
     plan

@@ -4,8 +4,8 @@
 use std::fs::Permissions;
 use std::os::unix::fs::PermissionsExt;
 
+use crate::change::{Action, FileChange};
 use crate::plan::{OpKind, Plan};
-use crate::txn::change::{Action, FileChange};
 
 /// Whether permissions carry an executable bit (git mode 100755).
 pub fn is_executable(permissions: &Permissions) -> bool {

@@ -10,11 +10,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::change::{Action, FileChange, Moved};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::plan::{Digest, NodeOp, OpKind, PathSpec, Plan, Target};
 use crate::txn::Options;
-use crate::txn::change::{Action, FileChange, Moved};
 use crate::workspace::Workspace;
 use crate::workspace::path::{self, TargetPath};
 use crate::workspace::snapshot;
@@ -93,7 +93,7 @@ fn arrive(
     };
     match snapshot::check_absent(dest) {
         Ok(()) => {
-            change.new_dirs = crate::txn::prepare::missing_dirs(dest)?;
+            change.new_dirs = crate::workspace::path::missing_dirs(dest)?;
             Ok(change)
         }
         // The destination moves away itself: `merge_chains` joins the two changes.

@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::change::{Action, EditReport, FileChange, LineSpan};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::{self, Rules};
 use crate::locate::lines::LineCounter;
 use crate::plan::splice::{self, Splice};
 use crate::plan::{Digest, OpKind, PathBase, Plan};
-use crate::txn::change::{Action, EditReport, FileChange, LineSpan};
 use crate::txn::resolve::{FileEdits, OpMatch, check_expected, resolve_file};
 use crate::txn::{Options, moves};
 use crate::workspace::Workspace;
@@ -301,7 +301,7 @@ fn refuse_duplicates(changes: &[FileChange]) -> Result<()> {
 /// A new file: observed by the gate, not refused (the gate's rule is that edits must not add
 /// errors, and the seed's own `creates` example carries placeholder content).
 fn created(g: &Group, content: Vec<u8>) -> Result<FileChange> {
-    let new_dirs = missing_dirs(&g.path)?;
+    let new_dirs = path::missing_dirs(&g.path)?;
     let after = Arc::new(content);
     let whole = [(0..0, 0..after.len())];
     let syntax = gate::check(&g.path.rel, None, &after, &whole, Rules::new(false, true))?;
@@ -531,33 +531,6 @@ fn reports(
             node: m.node.clone(),
         })
         .collect()
-}
-
-/// Ancestors of a file to create that do not exist yet, outermost first. The nearest existing
-/// one must be a directory.
-pub(crate) fn missing_dirs(path: &TargetPath) -> Result<Vec<PathBuf>> {
-    let mut dirs = Vec::new();
-    let mut current = path.abs.parent();
-    while let Some(dir) = current {
-        match std::fs::symlink_metadata(dir) {
-            Ok(meta) if meta.is_dir() || std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) => break,
-            Ok(_) => {
-                return Err(Error::new(
-                    Code::FileUnsupported,
-                    format!(
-                        "{} cannot be created: a parent is not a directory",
-                        path.rel
-                    ),
-                )
-                .detail("path", path.rel.as_str())
-                .detail("reason", "parent_not_directory"));
-            }
-            Err(_) => dirs.push(dir.to_path_buf()),
-        }
-        current = dir.parent();
-    }
-    dirs.reverse();
-    Ok(dirs)
 }
 
 /// Two different paths of the plan naming one file through a hard link are refused. Changes

@@ -14,10 +14,11 @@ use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
-use crate::txn::change::{Action, FileChange};
-use crate::txn::failpoint;
-use crate::txn::journal::{Entry, Journal, Record, Restored, sync_dir};
+use crate::txn::journal::{Journal, Restored};
+use crate::txn::record::{Entry, Record, sync_dir};
+use crate::workspace::failpoint;
 
 /// Writes every change of `changes` (already validated under the locks), all or nothing.
 pub fn publish(journal_dir: &Path, changes: &[&FileChange], keys: Vec<String>) -> Result<()> {

@@ -2,6 +2,7 @@
 //! file boundaries and structures (the file is parsed at most once, and only when a structure
 //! target needs it). Produces the splices and, per operation, how it matched.
 
+use crate::change::NodeFacts;
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::lang::provider_for;
@@ -10,7 +11,6 @@ use crate::locate::text::{self, EditContext};
 use crate::locate::{anchor, ladder, node};
 use crate::plan::splice::Splice;
 use crate::plan::{Digest, NodeOp, Op, OpKind, Plan, Target};
-use crate::txn::change::NodeFacts;
 use crate::workspace::path::TargetPath;
 use crate::workspace::snapshot::Snapshot;
 
@@ -73,7 +73,7 @@ pub fn resolve_file(
             failures.push(e);
         }
     }
-    crate::lang::symbols::imports::coalesce(
+    crate::lang::symbols::edit::imports::coalesce(
         &mut out.splices,
         |i| matches!(&plan.ops[i].kind, OpKind::Symbol(e) if matches!(e.op, crate::plan::symbol::SymbolOp::AddUse(_))),
     );

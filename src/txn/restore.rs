@@ -7,17 +7,17 @@
 //! target with its mode, fsynced and renamed over it instead. A file that cannot be put back
 //! is reported as `failed` with the error and the place its pre-image is kept.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::ErrorKind;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::plan::Digest;
-use crate::txn::change::Action;
-use crate::txn::failpoint;
-use crate::txn::journal::{Entry, Record, sync_dir};
+use crate::change::Action;
+use crate::txn::record::{Entry, Record, sync_dir};
+use crate::workspace::failpoint;
+use crate::workspace::replace::{digest_of, replace};
 
 /// What a rollback did to one file.
 #[derive(Clone, Debug, Serialize)]
@@ -43,10 +43,6 @@ impl Restored {
             pre_image: None,
         }
     }
-}
-
-fn digest_of(path: &Path) -> Option<String> {
-    fs::read(path).ok().map(|bytes| Digest::of(&bytes).to_hex())
 }
 
 fn absent(path: &Path) -> bool {
@@ -160,24 +156,10 @@ fn put_back(backup: &Path, target: &Path) -> std::io::Result<()> {
 
 fn copy_back(backup: &Path, target: &Path) -> std::io::Result<()> {
     let tmp = target.with_file_name(format!(".identedit-restore-{}.tmp", std::process::id()));
+    // The pre-image's own bits come back, not the umask's.
     let mode = fs::metadata(backup)?.permissions().mode() & 0o7777;
-    let copied = (|| -> std::io::Result<()> {
-        failpoint::io("write", "rollback")?;
-        let mut out = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&tmp)?;
-        // `mode` went through the umask; the pre-image's own bits are what comes back.
-        out.set_permissions(fs::Permissions::from_mode(mode))?;
-        std::io::copy(&mut fs::File::open(backup)?, &mut out)?;
-        failpoint::io("fsync", "rollback")?;
-        out.sync_all()?;
-        fs::rename(&tmp, target)
-    })();
-    if copied.is_err() {
-        let _ = fs::remove_file(&tmp);
-        return copied;
-    }
+    replace(target, &tmp, mode, "rollback", |out| {
+        std::io::copy(&mut fs::File::open(backup)?, out).map(drop)
+    })?;
     fs::remove_file(backup)
 }

@@ -7,14 +7,18 @@
 //! per-user state directory (`$XDG_STATE_HOME/git-identedit/dirs/<hash of the root>/`, by
 //! default under `~/.local/state`), never in the user's folder.
 
+pub mod discover;
+pub mod failpoint;
+pub mod lock;
 pub mod open;
 pub mod path;
+pub mod replace;
 pub mod snapshot;
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::git;
+use discover::Repo;
 
 /// The state folder earlier versions kept in a plain (non-git) directory; paths into it stay
 /// refused, so a leftover journal is never edited as a file.
@@ -46,7 +50,7 @@ pub struct Workspace {
     /// Where locks and the crash journal live.
     pub state_dir: PathBuf,
     /// The repository, when there is one.
-    pub repo: Option<git::Repo>,
+    pub repo: Option<Repo>,
 }
 
 impl Workspace {
@@ -56,15 +60,15 @@ impl Workspace {
             .and_then(std::fs::canonicalize)
             .map_err(|e| Error::io("the current directory", &e))?;
         let ws = Self::at(cwd);
-        if ws.repo.is_none() && ws.cwd.ancestors().any(git::repo::is_bare_git_dir) {
-            return Err(git::repo::bare());
+        if ws.repo.is_none() && ws.cwd.ancestors().any(discover::is_bare_git_dir) {
+            return Err(discover::bare());
         }
         Ok(ws)
     }
 
     /// The workspace of a canonical directory.
     pub fn at(cwd: PathBuf) -> Self {
-        match git::discover(&cwd) {
+        match discover::discover(&cwd) {
             Some(repo) => Self {
                 root: repo.workdir.clone(),
                 state_dir: repo.git_dir.join("identedit"),

@@ -211,6 +211,33 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
     Some(parts?.join("/"))
 }
 
+/// Ancestors of a file to create that do not exist yet, outermost first. The nearest existing
+/// one must be a directory.
+pub fn missing_dirs(path: &TargetPath) -> Result<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    let mut current = path.abs.parent();
+    while let Some(dir) = current {
+        match std::fs::symlink_metadata(dir) {
+            Ok(meta) if meta.is_dir() || std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) => break,
+            Ok(_) => {
+                return Err(Error::new(
+                    Code::FileUnsupported,
+                    format!(
+                        "{} cannot be created: a parent is not a directory",
+                        path.rel
+                    ),
+                )
+                .detail("path", path.rel.as_str())
+                .detail("reason", "parent_not_directory"));
+            }
+            Err(_) => dirs.push(dir.to_path_buf()),
+        }
+        current = dir.parent();
+    }
+    dirs.reverse();
+    Ok(dirs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

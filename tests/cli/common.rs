@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_git-identedit");
 
@@ -235,4 +235,21 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// `[symbol, change, acknowledged]` of every API change a document reports.
+pub fn api_changes(doc: &Value) -> Value {
+    let list = match doc["ok"].as_bool() {
+        Some(false) => &doc["error"]["details"]["api_changes"],
+        _ => &doc["api_changes"],
+    };
+    let rows: Vec<Value> = list
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .map(|c| json!([c["symbol"], c["change"], c["acknowledged"]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    Value::Array(rows)
 }

@@ -346,6 +346,43 @@ fn git_dir_and_work_tree_from_the_environment() {
 }
 
 #[test]
+fn core_worktree_names_the_work_tree() {
+    // The git directory lives apart and names its work tree with `core.worktree`, as
+    // `git --git-dir=meta --work-tree=repo` setups do: the edit's root is that work tree
+    // (not the current directory), and the receipt is recorded and verifies there.
+    let repo = repo_with(&[("a.py", "x = 1\n"), ("sub/b.py", "y = 1\n")]);
+    let meta = tempfile::tempdir().expect("tmp");
+    let git_dir = meta.path().join("meta.git");
+    std::fs::rename(repo.path().join(".git"), &git_dir).expect("moves .git");
+    let tree = repo.path().to_str().expect("utf8 path");
+    git(
+        meta.path(),
+        &["--git-dir=meta.git", "config", "core.worktree", tree],
+    );
+    let run = |args: &[&str]| {
+        repo.cmd()
+            .current_dir(repo.path().join("sub"))
+            .env("GIT_DIR", &git_dir)
+            .env_remove("GIT_WORK_TREE")
+            .args(args)
+            .args(["--format", "json"])
+            .output()
+            .expect("runs")
+    };
+    let out = run(&["edit", "../a.py", "--find", "x = 1", "--replace", "x = 2"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(out.status.success(), "{doc}");
+    assert_eq!(doc["receipt"]["recorded"], true, "{doc}");
+    assert_eq!(repo.text("a.py"), "x = 2\n");
+    let out = run(&["verify"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
 fn outside_git_edits_work_and_the_ledger_explains() {
     let dir = Repo::plain();
     dir.write("a.txt", "hello\n");

@@ -26,7 +26,6 @@ mod precommit_framework;
 mod public_shapes;
 mod readme;
 mod reliability;
-mod scenarios;
 mod scope;
 mod swaps;
 mod symbols;

@@ -12,18 +12,15 @@
 //! ```
 //! Paths are root-relative; `handle_ref`, `symbol` and `selector` targets are recorded as the
 //! node they resolved to (the original in `request_target`). Previews are built by
-//! `preview.rs` from what the engine resolved; `apply` rebuilds them and compares.
+//! `report::changeset` from what the engine resolved; `apply` rebuilds them and compares.
+//! This module reads a changeset back into a plan.
 
-pub mod preview;
-
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::{Code, Error, Result};
 use crate::formats::request::{self, Compiled, Ctx};
-use crate::plan::{Digest, PathBase, PathSpec};
-use crate::txn::Outcome;
-use crate::workspace::Workspace;
-use crate::workspace::path;
+use crate::plan::{Digest, PathBase};
 
 pub const TYPE: &str = "identedit_changeset";
 pub const VERSION: &str = "1";
@@ -98,122 +95,7 @@ pub fn canonical_digest(value: &Value) -> Digest {
     Digest::of(text.as_bytes())
 }
 
-fn rel(ws: &Workspace, raw: &str, base: PathBase) -> Result<path::TargetPath> {
-    path::resolve(
-        ws,
-        &PathSpec {
-            raw: raw.to_owned(),
-            base,
-        },
-    )
-}
-
-/// Builds the changeset of a compiled request from the engine's dry run of its plan.
-pub fn build(
-    ws: &Workspace,
-    compiled: &Compiled,
-    outcome: &Outcome,
-    base: PathBase,
-) -> Result<Value> {
-    let facts = preview::Facts::new(outcome);
-    let mut files = Vec::with_capacity(compiled.files.len());
-    for entry in &compiled.files {
-        let path = rel(ws, &entry.file, base)?;
-        let sha256 = facts.sha256(&path.key);
-        let mut operations = Vec::with_capacity(entry.ops.len());
-        for &i in &entry.ops {
-            let op_json = root_relative(ws, &compiled.ops[i].op, base)?;
-            operations.push(record(
-                &compiled.ops[i],
-                op_json,
-                &path,
-                sha256.as_deref(),
-                &facts,
-            ));
-        }
-        files.push(json!({"file": path.rel, "sha256": sha256, "operations": operations}));
-    }
-    let mut doc = json!({
-        "type": TYPE, "changeset_version": VERSION,
-        "request_sha256": compiled.plan.input_sha256.map(|d| d.to_hex()),
-        "transaction": {"mode": "all_or_nothing"},
-        "files_read": facts.files_read(),
-        "files": files,
-    });
-    // The acknowledgement of API changes given to `edit` travels with the changeset (under
-    // its digest), so `apply` honours it without repeating it.
-    if compiled.plan.allow_signature_change {
-        doc["allow_signature_change"] = json!(true);
-    }
-    doc["digest"] = json!(canonical_digest(&doc).to_hex());
-    Ok(doc)
-}
-
-/// One operation as the changeset records it: its target bound to what it resolved to, the
-/// preconditions and the preview.
-fn record(
-    op: &request::RequestOp,
-    op_json: Value,
-    path: &path::TargetPath,
-    sha256: Option<&str>,
-    facts: &preview::Facts<'_>,
-) -> Value {
-    let pointer = op.origin.pointer();
-    let mut target = op.target.clone();
-    let mut recorded = json!({"request_pointer": pointer});
-    let node = facts.node(&pointer, &path.key);
-    let kind = target
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("node")
-        .to_owned();
-    if let (Some(n), true) = (&node, matches!(kind.as_str(), "symbol" | "selector")) {
-        recorded["request_target"] = target.clone();
-        target = json!({"type": "node", "identity": n.identity, "kind": n.kind,
-                        "expected_old_hash": n.hash,
-                        "span_hint": {"start": n.span.start, "end": n.span.end}});
-    }
-    // File boundaries, whole files and config paths are bound to the file's full bytes:
-    // a config plan is only valid on the source it was built on (`--repair` cannot help).
-    if matches!(
-        kind.as_str(),
-        "file_start" | "file_end" | "file" | "config_path"
-    ) && target.get("expected_file_hash").is_none()
-    {
-        target["expected_file_hash"] = json!(sha256);
-    }
-    let mut pre = json!({"file_sha256": sha256});
-    if let Some(n) = node {
-        pre["node"] = json!({"identity": n.identity, "kind": n.kind, "expected_old_hash": n.hash});
-    }
-    let anchors: Vec<&Value> = ["anchor", "end_anchor"]
-        .iter()
-        .filter_map(|k| target.get(*k))
-        .collect();
-    if !anchors.is_empty() {
-        pre["line_anchors"] = json!(anchors);
-    }
-    let preview = facts.preview(&pointer, op.moves, &op_json, &path.rel);
-    recorded["target"] = target;
-    recorded["op"] = op_json;
-    recorded["preconditions"] = pre;
-    recorded["preview"] = preview;
-    recorded
-}
-
-/// `destination_file` and a file move's `to`, made root-relative.
-fn root_relative(ws: &Workspace, op: &Value, base: PathBase) -> Result<Value> {
-    let mut op = op.clone();
-    for key in ["destination_file", "to"] {
-        if let Some(raw) = op.get(key).and_then(Value::as_str) {
-            let p = rel(ws, raw, base)?;
-            op[key] = json!(p.rel);
-        }
-    }
-    Ok(op)
-}
-
-fn tampered(message: impl Into<String>) -> Error {
+pub(crate) fn tampered(message: impl Into<String>) -> Error {
     Error::new(Code::ChangesetTampered, message)
         .hint("Rebuild the changeset with `edit --json` from the original request; never edit it by hand.")
 }
@@ -224,6 +106,49 @@ pub struct Loaded {
     pub compiled: Compiled,
     /// `apply --repair`: line ranges are taken from the current content.
     pub repair: bool,
+}
+
+/// The parts of a changeset `apply` compiles again: each file and its operations' `target`
+/// and `op` (the rest is the record of what they did, checked by `verify`).
+#[derive(Deserialize)]
+struct RecordedWire {
+    files: Vec<RecordedFile>,
+}
+
+#[derive(Deserialize)]
+struct RecordedFile {
+    #[serde(default)]
+    file: Value,
+    #[serde(default)]
+    operations: Vec<RecordedOp>,
+}
+
+#[derive(Deserialize)]
+struct RecordedOp {
+    #[serde(default)]
+    target: Value,
+    #[serde(default)]
+    op: Value,
+}
+
+/// The changeset's operations as an edit request in the batch shape, so they compile (and
+/// point: `/files/0/operations/1`) as the request they were built from.
+fn recorded_request(doc: &Map<String, Value>) -> Result<Value> {
+    let wire = RecordedWire::deserialize(doc)
+        .map_err(|e| Error::malformed(format!("a changeset needs a `files` list: {e}")))?;
+    let entries: Vec<Value> = wire
+        .files
+        .into_iter()
+        .map(|file| {
+            let ops: Vec<Value> = file
+                .operations
+                .into_iter()
+                .map(|o| json!({"target": o.target, "op": o.op}))
+                .collect();
+            json!({"file": file.file, "operations": ops})
+        })
+        .collect();
+    Ok(json!({ "files": entries }))
 }
 
 /// Checks a changeset's version and digest and compiles its operations (paths from the
@@ -245,27 +170,7 @@ pub fn load(mut doc: Map<String, Value>, input: &[u8], repair: bool) -> Result<L
             .detail("expected_digest", digest)
             .detail("actual_digest", actual));
     }
-    let files = match doc.get("files") {
-        Some(Value::Array(files)) => files,
-        _ => return Err(Error::malformed("a changeset needs a `files` list")),
-    };
-    let mut entries = Vec::with_capacity(files.len());
-    for file in files {
-        let ops: Vec<Value> = file
-            .get("operations")
-            .and_then(Value::as_array)
-            .map(|ops| {
-                ops.iter()
-                    .map(|o| json!({"target": o["target"], "op": o["op"]}))
-                    .collect()
-            })
-            .unwrap_or_default();
-        entries.push(
-            json!({"file": file.get("file").cloned().unwrap_or(Value::Null), "operations": ops}),
-        );
-    }
-    let mut request = Map::new();
-    request.insert("files".into(), Value::Array(entries));
+    let request = recorded_request(&doc)?;
     let ctx = Ctx {
         base: PathBase::Root,
         repair,
@@ -278,72 +183,5 @@ pub fn load(mut doc: Map<String, Value>, input: &[u8], repair: bool) -> Result<L
         doc,
         compiled,
         repair,
-    })
-}
-
-/// What `apply` proved about a changeset beyond the engine's own checks.
-pub struct Verified {
-    /// Operations whose previews moved (the file changed elsewhere, or an anchor was
-    /// repaired): their positions were refreshed from the current content.
-    pub refreshed: Vec<String>,
-    /// Stale line anchors remapped by `--repair`.
-    pub repaired: Vec<Value>,
-}
-
-/// Rebuilds every preview on the current files (the engine's dry run of the changeset's plan)
-/// and compares it with the recorded one. When every file still has the bytes the changeset
-/// was built on, previews must be identical; otherwise the captured text and the new text
-/// must be, and positions are refreshed; with `--repair`, a line range may also have captured
-/// other text (its inner lines changed) as long as it writes the same.
-pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
-    let facts = preview::Facts::new(outcome);
-    let unchanged = loaded.doc.get("files_read") == Some(&facts.files_read());
-    let mut refreshed = Vec::new();
-    for (i, entry) in loaded.compiled.files.iter().enumerate() {
-        for (j, &k) in entry.ops.iter().enumerate() {
-            let op = &loaded.compiled.ops[k];
-            let pointer = op.origin.pointer();
-            let recorded = &loaded.doc["files"][i]["operations"][j];
-            let fresh = facts.preview(&pointer, op.moves, &recorded["op"], &entry.file);
-            let at = |e: Error| {
-                e.detail("request_pointers", vec![pointer.clone()])
-                    .detail("pointer", pointer.as_str())
-            };
-            match preview::compare(&recorded["preview"], &fresh) {
-                preview::Comparison::Same => {}
-                preview::Comparison::Moved if !unchanged => refreshed.push(pointer.clone()),
-                // `--repair` refreshes a line range whose anchors still hold (possibly
-                // remapped) from the current content: only the text written must agree.
-                preview::Comparison::Different
-                    if !unchanged
-                        && loaded.repair
-                        && recorded["target"]["type"] == "line"
-                        && preview::same_intent(&recorded["preview"], &fresh) =>
-                {
-                    refreshed.push(pointer.clone())
-                }
-                preview::Comparison::Different if !unchanged => {
-                    return Err(at(Error::new(
-                        Code::PreconditionFailed,
-                        format!("{}: the text this operation captured when the changeset was built has changed", op.origin.label()),
-                    )
-                    .detail("recorded_preview", recorded["preview"].clone())
-                    .detail("current_preview", fresh)
-                    .hint("Re-read the file and rebuild the changeset with `edit --json`.")));
-                }
-                _ => {
-                    return Err(at(tampered(format!(
-                        "{}: the preview does not match what the operation does on the unchanged files",
-                        op.origin.label()
-                    ))
-                    .detail("recorded_preview", recorded["preview"].clone())
-                    .detail("current_preview", fresh)));
-                }
-            }
-        }
-    }
-    Ok(Verified {
-        refreshed,
-        repaired: facts.repaired(),
     })
 }

@@ -9,13 +9,14 @@
 //! Every operation keeps its place in the request (`Origin`, with the file entry as parent in
 //! the batch shape), so errors point into the request (`request_pointers`).
 
-pub mod files;
 pub mod ops;
 pub mod targets;
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
+use serde_path_to_error::Segment;
 
 use crate::error::{Code, Error, Result};
 use crate::plan::{Digest, Op, Origin, PathSpec, Plan};
@@ -71,31 +72,62 @@ pub fn bad(at: &Located, message: impl Into<String>) -> Error {
         .hint("Fix the request at `pointer`; the shapes are in README.md (JSON shapes).")
 }
 
-/// Refuses keys outside `allowed`.
-pub fn keys(obj: &Map<String, Value>, allowed: &[&str], at: &Located) -> Result<()> {
-    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(key) => {
-            Err(bad(&at.key(key), format!("unknown key `{key}`"))
-                .detail("allowed", allowed.to_vec()))
-        }
-        None => Ok(()),
-    }
+/// Decodes the object at `at` into its derived type; a shape error (an unknown key, a value
+/// of the wrong type) points at the key it is about.
+pub fn decode<'v, T: Deserialize<'v>>(value: &'v Value, at: &Located) -> Result<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let place = match e.path().iter().next() {
+            Some(Segment::Map { key }) => at.key(key),
+            Some(Segment::Seq { index }) => at.key(&index.to_string()),
+            _ => at.clone(),
+        };
+        bad(&place, e.into_inner().to_string())
+    })
 }
 
-pub fn opt_str<'v>(
-    obj: &'v Map<String, Value>,
-    key: &str,
-    at: &Located,
-) -> Result<Option<&'v str>> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(bad(&at.key(key), format!("`{key}` must be a string"))),
-    }
+/// The `type` of a target or operation object (which derived type decodes the rest).
+#[derive(Deserialize)]
+struct Tag {
+    #[serde(rename = "type")]
+    kind: Option<String>,
 }
 
-pub fn req_str<'v>(obj: &'v Map<String, Value>, key: &str, at: &Located) -> Result<&'v str> {
-    opt_str(obj, key, at)?.ok_or_else(|| bad(at, format!("`{key}` is required")))
+pub fn tag(value: &Value, at: &Located) -> Result<Option<String>> {
+    decode::<Tag>(value, at).map(|t| t.kind)
+}
+
+/// The request document. Each file entry and operation stays as written here and is decoded
+/// on its own, so its errors name it (`request_pointers`); its JSON is what the changeset
+/// records.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestWire {
+    command: Option<String>,
+    file: Option<String>,
+    operations: Option<Vec<Value>>,
+    files: Option<Vec<Value>>,
+    handle_table: Option<Map<String, Value>>,
+}
+
+/// One file entry: the document itself in the single-file shape, an item of `files` in the
+/// batch shape.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EntryWire {
+    file: Option<String>,
+    operations: Option<Vec<Value>>,
+    handle_table: Option<Map<String, Value>>,
+}
+
+/// One operation: a target and an operation, or the node target's fields at the top level
+/// (`identity`, `kind`, …, in the order written; decoded as a node target, which refuses
+/// any other key).
+#[derive(Deserialize)]
+struct OperationWire {
+    target: Option<Value>,
+    op: Option<Value>,
+    #[serde(flatten)]
+    node: Map<String, Value>,
 }
 
 /// One file entry of the request.
@@ -116,6 +148,8 @@ pub struct RequestOp {
     pub target: Value,
     pub op: Value,
     pub moves: bool,
+    /// A whole-file move (`move {to}`).
+    pub renames: bool,
 }
 
 /// A compiled request: the plan, and the request's own structure for the changeset.
@@ -127,11 +161,11 @@ pub struct Compiled {
 
 /// Parses an edit request (paths relative to the current directory).
 pub fn parse(input: &[u8]) -> Result<Compiled> {
-    let value: Value = serde_json::from_slice(input)
+    let doc: Value = serde_json::from_slice(input)
         .map_err(|e| Error::malformed(format!("the request is not valid JSON: {e}")))?;
-    let Value::Object(doc) = value else {
+    if !doc.is_object() {
         return Err(Error::malformed("the request must be a JSON object"));
-    };
+    }
     let ctx = Ctx {
         base: crate::plan::PathBase::Cwd,
         repair: false,
@@ -154,20 +188,13 @@ pub fn is_request(doc: &Map<String, Value>) -> bool {
     }
 }
 
-/// Compiles a request document in either shape.
-pub fn compile(doc: &Map<String, Value>, ctx: Ctx, dialect: &'static str) -> Result<Compiled> {
+/// Compiles a request document (a JSON object) in either shape.
+pub fn compile(doc: &Value, ctx: Ctx, dialect: &'static str) -> Result<Compiled> {
     let top = Located::new("", String::new());
-    keys(
-        doc,
-        &["command", "file", "operations", "files", "handle_table"],
-        &top,
-    )?;
-    if let Some(command) = opt_str(doc, "command", &top)?
-        && command != "edit"
-    {
+    let wire: RequestWire = decode(doc, &top)?;
+    if wire.command.as_deref().is_some_and(|c| c != "edit") {
         return Err(bad(&top.key("command"), "`command` must be \"edit\""));
     }
-    let single = doc.contains_key("file") || doc.contains_key("operations");
     let mut out = Compiled {
         plan: Plan {
             dialect,
@@ -176,7 +203,8 @@ pub fn compile(doc: &Map<String, Value>, ctx: Ctx, dialect: &'static str) -> Res
         files: Vec::new(),
         ops: Vec::new(),
     };
-    match (single, doc.get("files")) {
+    let single = wire.file.is_some() || wire.operations.is_some();
+    match (single, wire.files) {
         (true, Some(_)) => Err(bad(
             &top,
             "use exactly one request shape: `file` + `operations`, or `files`",
@@ -185,37 +213,53 @@ pub fn compile(doc: &Map<String, Value>, ctx: Ctx, dialect: &'static str) -> Res
             &top,
             "the request needs `file` + `operations` (one file) or `files` (a batch)",
         )),
-        (true, None) => entry(doc, None, &mut out, ctx, &HashMap::new()),
-        (false, Some(Value::Array(list))) if !list.is_empty() => {
-            let tables = tables(list);
-            for (i, item) in list.iter().enumerate() {
-                let at = Located::new(&format!("/files/{i}"), format!("/files/{i}"));
-                let Value::Object(obj) = item else {
-                    return Err(bad(&at, "a file entry must be an object"));
-                };
-                keys(obj, &["file", "operations", "handle_table"], &at)?;
-                entry(obj, Some(i), &mut out, ctx, &tables)?;
-            }
-            Ok(())
+        (true, None) => {
+            let entry = EntryWire {
+                file: wire.file,
+                operations: wire.operations,
+                handle_table: wire.handle_table,
+            };
+            compile_entry(&entry, None, &mut out, ctx, &HashMap::new())
         }
-        (false, Some(_)) => Err(bad(&top.key("files"), "`files` must be a non-empty list")),
+        (false, Some(list)) if list.is_empty() => {
+            Err(bad(&top.key("files"), "`files` must be a non-empty list"))
+        }
+        (false, Some(list)) => batch(&list, &mut out, ctx),
     }?;
     Ok(out)
 }
 
-/// The handle tables of a batch, by file as written.
-fn tables(list: &[Value]) -> HashMap<String, &Map<String, Value>> {
-    list.iter()
-        .filter_map(|e| {
-            let file = e.get("file")?.as_str()?;
-            Some((ops::normal(file), e.get("handle_table")?.as_object()?))
+/// The file entries of the batch shape.
+fn batch(list: &[Value], out: &mut Compiled, ctx: Ctx) -> Result<()> {
+    let entries = list
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let at = Located::new(&format!("/files/{i}"), format!("/files/{i}"));
+            match item.is_object() {
+                true => decode::<EntryWire>(item, &at),
+                false => Err(bad(&at, "a file entry must be an object")),
+            }
         })
+        .collect::<Result<Vec<_>>>()?;
+    let tables = tables(&entries);
+    for (i, entry) in entries.iter().enumerate() {
+        compile_entry(entry, Some(i), out, ctx, &tables)?;
+    }
+    Ok(())
+}
+
+/// The handle tables of a batch, by file as written.
+fn tables(entries: &[EntryWire]) -> HashMap<String, &Map<String, Value>> {
+    entries
+        .iter()
+        .filter_map(|e| Some((ops::normal(e.file.as_deref()?), e.handle_table.as_ref()?)))
         .collect()
 }
 
 /// One file entry (the whole document in the single-file shape; `index` in the batch shape).
-fn entry(
-    obj: &Map<String, Value>,
+fn compile_entry(
+    wire: &EntryWire,
     index: Option<usize>,
     out: &mut Compiled,
     ctx: Ctx,
@@ -223,20 +267,17 @@ fn entry(
 ) -> Result<()> {
     let pointer = index.map(|i| format!("/files/{i}")).unwrap_or_default();
     let at = Located::new(&pointer, pointer.clone());
-    let file = req_str(obj, "file", &at)?.to_owned();
-    let table = match obj.get("handle_table") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(t)) => Some(t),
-        Some(_) => {
-            return Err(bad(
-                &at.key("handle_table"),
-                "`handle_table` must be an object",
-            ));
-        }
-    };
-    let list = match obj.get("operations") {
-        Some(Value::Array(list)) => list,
-        _ => return Err(bad(&at.key("operations"), "`operations` must be a list")),
+    let file = wire
+        .file
+        .clone()
+        .ok_or_else(|| bad(&at, "`file` is required"))?;
+    let list = wire
+        .operations
+        .as_ref()
+        .ok_or_else(|| bad(&at.key("operations"), "`operations` must be a list"))?;
+    let handles = ops::Handles {
+        own: wire.handle_table.as_ref(),
+        by_file: tables,
     };
     let mut entry = FileEntry {
         file: file.clone(),
@@ -249,80 +290,89 @@ fn entry(
             ..Origin::new("operations", j)
         };
         let op_at = Located::new(&pointer, origin.pointer());
-        let Value::Object(op_obj) = item else {
-            return Err(bad(&op_at, "an operation must be an object"));
-        };
-        keys(
-            op_obj,
-            &[
-                "target",
-                "op",
-                "identity",
-                "kind",
-                "expected_old_hash",
-                "span_hint",
-            ],
-            &op_at,
-        )?;
-        if op_obj.contains_key("target") && op_obj.len() > 2 {
-            return Err(bad(
-                &op_at,
-                "give the node in `target` or at the top level, not both",
-            ));
-        }
-        let target_value =
-            ops::target_value(op_obj).ok_or_else(|| bad(&op_at, "`target` is required"))?;
-        let op_value = op_obj
-            .get("op")
-            .ok_or_else(|| bad(&op_at, "`op` is required"))?;
-        let compiled = if crate::locate::config::wire::is_config_target(&target_value) {
-            ops::config(&target_value, op_value, &file, &op_at)?
-        } else {
-            let target = targets::compile(&target_value, table, &op_at.key("target"))?;
-            let handles = ops::Handles {
-                own: table,
-                by_file: tables,
-            };
-            ops::compile(op_value, target, &file, handles, &op_at.key("op"), ctx)?
-        };
-        for (path, kind) in compiled.kinds {
-            out.plan.ops.push(Op {
-                path: PathSpec {
-                    raw: path,
-                    base: ctx.base,
-                },
-                origin: origin.clone(),
-                kind,
-            });
-        }
-        entry.ops.push(out.ops.len());
-        out.ops.push(RequestOp {
-            origin,
-            entry: out.files.len(),
-            target: compiled.target,
-            op: compiled.op,
-            moves: compiled.moves,
-        });
+        let compiled = operation(item, &file, handles, &op_at, ctx)?;
+        record(out, &mut entry, origin, compiled, ctx.base);
     }
-    let renames = entry.ops.iter().filter(|&&k| is_file_move(&out.ops[k]));
-    if renames.count() > 0 && entry.ops.len() > 1 {
-        let pointers: Vec<String> = entry
-            .ops
-            .iter()
-            .map(|&k| out.ops[k].origin.pointer())
-            .collect();
-        return Err(bad(
-            &at,
-            "a file that is moved takes no other operation: edit it in another request",
-        )
-        .detail("request_pointers", pointers));
-    }
+    lone_renames(out, &entry, &at)?;
     out.files.push(entry);
     Ok(())
 }
 
-fn is_file_move(op: &RequestOp) -> bool {
-    op.op.get("type").and_then(Value::as_str) == Some("move")
+/// One operation of a file entry (at `at`), compiled.
+fn operation(
+    item: &Value,
+    file: &str,
+    handles: ops::Handles<'_>,
+    at: &Located,
+    ctx: Ctx,
+) -> Result<ops::CompiledOp> {
+    if !item.is_object() {
+        return Err(bad(at, "an operation must be an object"));
+    }
+    let wire: OperationWire = decode(item, at)?;
+    // A node given at the top level is checked where it was written.
+    let (target, target_at) = match (wire.target, targets::inline_node(wire.node)) {
+        (Some(_), Some(node)) => {
+            targets::check_node_keys(&node, at)?;
+            return Err(bad(
+                at,
+                "give the node in `target` or at the top level, not both",
+            ));
+        }
+        (Some(target), None) => (target, at.key("target")),
+        (None, Some(node)) => (node, at.clone()),
+        (None, None) => return Err(bad(at, "`target` is required")),
+    };
+    let op = wire.op.ok_or_else(|| bad(at, "`op` is required"))?;
+    if crate::locate::config::wire::is_config_target(&target) {
+        return ops::config(&target, &op, file, at);
+    }
+    let target = targets::compile(&target, handles.own, &target_at)?;
+    ops::compile(&op, target, file, handles, &at.key("op"), ctx)
+}
+
+/// Adds a compiled operation to the plan and to its file entry.
+fn record(
+    out: &mut Compiled,
+    entry: &mut FileEntry,
+    origin: Origin,
+    compiled: ops::CompiledOp,
+    base: crate::plan::PathBase,
+) {
+    for (path, kind) in compiled.kinds {
+        out.plan.ops.push(Op {
+            path: PathSpec { raw: path, base },
+            origin: origin.clone(),
+            kind,
+        });
+    }
+    entry.ops.push(out.ops.len());
+    out.ops.push(RequestOp {
+        origin,
+        entry: out.files.len(),
+        target: compiled.target,
+        op: compiled.op,
+        moves: compiled.moves,
+        renames: compiled.renames,
+    });
+}
+
+/// A file that is moved takes no other operation.
+fn lone_renames(out: &Compiled, entry: &FileEntry, at: &Located) -> Result<()> {
+    let renamed = entry.ops.iter().any(|&k| out.ops[k].renames);
+    if !renamed || entry.ops.len() < 2 {
+        return Ok(());
+    }
+    let pointers: Vec<String> = entry
+        .ops
+        .iter()
+        .map(|&k| out.ops[k].origin.pointer())
+        .collect();
+    Err(bad(
+        at,
+        "a file that is moved takes no other operation: edit it in another request",
+    )
+    .detail("request_pointers", pointers))
 }
 
 /// Adds `request_pointers` to an engine error from the pointers it carries (`pointer`, the

@@ -1,13 +1,16 @@
-//! Operations of an edit request (`op: {"type": …}`) and what each becomes in the plan: one
-//! targeted operation, the two halves of a structure move (`MoveOut` in the source file,
-//! `MoveIn` in the destination), or a whole-file move.
+//! Operations of an edit request (`op: {"type": …}`), each kind a derived type refusing
+//! unknown keys, and what each becomes in the plan: one targeted operation, the two halves
+//! of a structure move (`MoveOut` in the source file, `MoveIn` in the destination), or a
+//! whole-file move.
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
 
 use super::targets::{self, TargetSpec};
-use super::{Located, bad, keys, opt_str, req_str};
+use super::{Located, bad, decode, tag};
 use crate::error::Result;
 use crate::plan::{MoveIn, NodeOp, OpKind, PathBase, PathSpec, Target};
 
@@ -34,10 +37,69 @@ pub struct CompiledOp {
     pub op: Value,
     /// A structure or whole-file move (its preview is `{move: {from, to}}`).
     pub moves: bool,
+    /// A whole-file move (`move {to}`), which takes its file entry alone.
+    pub renames: bool,
 }
 
-fn text<'v>(obj: &'v Map<String, Value>, at: &Located) -> Result<&'v str> {
-    match (opt_str(obj, "new_text", at)?, opt_str(obj, "text", at)?) {
+/// `replace`, `set_line`, `replace_lines`, `replace_range`: `new_text` only.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplaceWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    new_text: Option<String>,
+}
+
+/// The insertions: `new_text`, or `text` as identedit's older spelling.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InsertWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    new_text: Option<String>,
+    text: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeleteWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegexWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    pattern: Option<String>,
+    replacement: Option<String>,
+}
+
+/// `move_before` / `move_after` (in the file) and `move_to_before` / `move_to_after`
+/// (into `destination_file`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    destination: Option<Value>,
+    destination_file: Option<String>,
+    prefix: Option<String>,
+    suffix: Option<String>,
+}
+
+/// `move {to}` on a `file` target.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RenameWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    to: Option<String>,
+}
+
+fn text(wire: InsertWire, at: &Located) -> Result<String> {
+    match (wire.new_text, wire.text) {
         (Some(_), Some(_)) => Err(bad(at, "give `new_text` or `text`, not both")),
         (Some(t), None) | (None, Some(t)) => Ok(t),
         (None, None) => Err(bad(at, "`new_text` is required")),
@@ -53,69 +115,88 @@ pub fn compile(
     at: &Located,
     ctx: Ctx,
 ) -> Result<CompiledOp> {
-    let Value::Object(obj) = value else {
+    if !value.is_object() {
         return Err(bad(at, "`op` must be an object"));
-    };
-    let kind = req_str(obj, "type", at)?;
-    let single = |op: NodeOp| -> Result<CompiledOp> {
-        let Some(t) = target.target.clone() else {
-            return Err(bad(at, "a `file` target takes only `move`"));
-        };
-        op.check(&t).map_err(|m| bad(at, m))?;
-        crate::plan::check_line_op(kind, &t).map_err(|m| bad(at, m))?;
-        let kind = OpKind::Targeted {
-            target: t,
-            op,
-            expected: target.file_hash,
-            repair: ctx.repair,
-        };
-        Ok(CompiledOp {
-            kinds: vec![(file.to_owned(), kind)],
-            target: target.json.clone(),
-            op: value.clone(),
-            moves: false,
-        })
-    };
-    match kind {
+    }
+    let kind = tag(value, at)?.ok_or_else(|| bad(at, "`type` is required"))?;
+    match kind.as_str() {
+        "move_before" | "move_after" | "move_to_before" | "move_to_after" => {
+            structure_move(value, &kind, target, file, handles, at, ctx)
+        }
+        "move" => file_move(decode(value, at)?, value, target, file, at, ctx),
+        _ => {
+            let op = node_op(&kind, value, at)?;
+            targeted(op, &kind, value, target, file, at, ctx)
+        }
+    }
+}
+
+/// The edit of a targeted operation (every kind but the moves).
+fn node_op(kind: &str, value: &Value, at: &Located) -> Result<NodeOp> {
+    Ok(match kind {
         "replace" | "set_line" | "replace_lines" | "replace_range" => {
-            keys(obj, &["type", "new_text"], at)?;
-            single(NodeOp::Replace(text(obj, at)?.to_owned()))
+            let wire: ReplaceWire = decode(value, at)?;
+            NodeOp::Replace(
+                wire.new_text
+                    .ok_or_else(|| bad(at, "`new_text` is required"))?,
+            )
         }
         "delete" => {
-            keys(obj, &["type"], at)?;
-            single(NodeOp::Delete)
+            decode::<DeleteWire>(value, at)?;
+            NodeOp::Delete
         }
-        "insert_before" => {
-            keys(obj, &["type", "new_text", "text"], at)?;
-            single(NodeOp::InsertBefore(text(obj, at)?.to_owned()))
-        }
+        "insert_before" => NodeOp::InsertBefore(text(decode(value, at)?, at)?),
         "insert_after" | "insert_after_line" | "line_insert_after" => {
-            keys(obj, &["type", "new_text", "text"], at)?;
-            single(NodeOp::InsertAfter(text(obj, at)?.to_owned()))
+            NodeOp::InsertAfter(text(decode(value, at)?, at)?)
         }
-        "insert" => {
-            keys(obj, &["type", "new_text", "text"], at)?;
-            single(NodeOp::Insert(text(obj, at)?.to_owned()))
-        }
+        "insert" => NodeOp::Insert(text(decode(value, at)?, at)?),
         "scoped_regex" => {
-            keys(obj, &["type", "pattern", "replacement"], at)?;
-            let pattern = req_str(obj, "pattern", at)?.to_owned();
+            let wire: RegexWire = decode(value, at)?;
+            let pattern = wire
+                .pattern
+                .ok_or_else(|| bad(at, "`pattern` is required"))?;
             regex::Regex::new(&pattern)
                 .map_err(|e| bad(&at.key("pattern"), format!("invalid regex: {e}")))?;
-            single(NodeOp::ScopedRegex {
+            let replacement = wire
+                .replacement
+                .ok_or_else(|| bad(at, "`replacement` is required"))?;
+            NodeOp::ScopedRegex {
                 pattern,
-                replacement: req_str(obj, "replacement", at)?.to_owned(),
-            })
+                replacement,
+            }
         }
-        "move_before" | "move_after" | "move_to_before" | "move_to_after" => {
-            structure_move(obj, kind, target, file, handles, at, ctx)
-        }
-        "move" => {
-            keys(obj, &["type", "to"], at)?;
-            file_move(obj, target, file, at, ctx)
-        }
-        other => Err(bad(&at.key("type"), format!("unknown operation `{other}`"))),
-    }
+        other => return Err(bad(&at.key("type"), format!("unknown operation `{other}`"))),
+    })
+}
+
+/// One targeted plan operation: `op` (named `kind` in the request) on the target.
+fn targeted(
+    op: NodeOp,
+    kind: &str,
+    value: &Value,
+    target: TargetSpec,
+    file: &str,
+    at: &Located,
+    ctx: Ctx,
+) -> Result<CompiledOp> {
+    let Some(t) = target.target else {
+        return Err(bad(at, "a `file` target takes only `move`"));
+    };
+    op.check(&t).map_err(|m| bad(at, m))?;
+    crate::plan::check_line_op(kind, &t).map_err(|m| bad(at, m))?;
+    let kind = OpKind::Targeted {
+        target: t,
+        op,
+        expected: target.file_hash,
+        repair: ctx.repair,
+    };
+    Ok(CompiledOp {
+        kinds: vec![(file.to_owned(), kind)],
+        target: target.json,
+        op: value.clone(),
+        moves: false,
+        renames: false,
+    })
 }
 
 /// A config operation (`target: {"type": "config_path", …}`), checked by the config layer.
@@ -131,12 +212,14 @@ pub fn config(target: &Value, op: &Value, file: &str, at: &Located) -> Result<Co
         target: target.clone(),
         op: op.clone(),
         moves: false,
+        renames: false,
     })
 }
 
 /// `move {to}` on a `file` target: a rename that never replaces a file (chains excepted).
 fn file_move(
-    obj: &Map<String, Value>,
+    wire: RenameWire,
+    value: &Value,
     target: TargetSpec,
     file: &str,
     at: &Located,
@@ -148,7 +231,7 @@ fn file_move(
             "`move` needs a `file` target; move structures with move_before / move_after / move_to_before / move_to_after",
         ));
     }
-    let to = req_str(obj, "to", at)?.to_owned();
+    let to = wire.to.ok_or_else(|| bad(at, "`to` is required"))?;
     let mut kinds = vec![(
         file.to_owned(),
         OpKind::Move {
@@ -173,15 +256,16 @@ fn file_move(
     Ok(CompiledOp {
         kinds,
         target: target.json,
-        op: Value::Object(obj.clone()),
+        op: value.clone(),
         moves: true,
+        renames: true,
     })
 }
 
 /// Moves a structure before or after a destination, in its own file or (`move_to_*`) in
 /// `destination_file`: the exact bytes of the structure, with the literal `prefix` / `suffix`.
 fn structure_move(
-    obj: &Map<String, Value>,
+    value: &Value,
     kind: &str,
     source: TargetSpec,
     file: &str,
@@ -189,52 +273,18 @@ fn structure_move(
     at: &Located,
     ctx: Ctx,
 ) -> Result<CompiledOp> {
-    let cross = kind.starts_with("move_to_");
-    let mut allowed = vec!["type", "destination", "prefix", "suffix"];
-    if cross {
-        allowed.push("destination_file");
-    }
-    keys(obj, &allowed, at)?;
-    let source_target = match &source.target {
-        Some(t) if t.is_structural() => t.clone(),
-        _ => {
-            return Err(bad(
-                at,
-                "a move takes a structure (node, symbol, selector, handle_ref) as its target",
-            ));
-        }
-    };
-    let dest_file = if cross {
-        let dest = req_str(obj, "destination_file", at)?;
-        if normal(dest) == normal(file) {
-            return Err(bad(
-                &at.key("destination_file"),
-                "`move_to_*` moves to another file; use move_before / move_after within a file",
-            ));
-        }
-        dest.to_owned()
-    } else {
-        file.to_owned()
-    };
-    let dest_value = obj
-        .get("destination")
+    let wire: MoveWire = decode(value, at)?;
+    let source_target = structure(&source, at)?;
+    let dest_file = destination_file(wire.destination_file, kind, file, at)?;
+    let dest_value = wire
+        .destination
         .ok_or_else(|| bad(at, "`destination` is required"))?;
     // A cross-file destination's handle_ref names the destination file's table.
-    let dest_table = match cross {
+    let dest_table = match kind.starts_with("move_to_") {
         true => handles.by_file.get(&normal(&dest_file)).copied(),
         false => handles.own,
     };
-    let dest = targets::compile(dest_value, dest_table, &at.key("destination"))?;
-    let dest_target = match &dest.target {
-        Some(Target::Lines { end: Some(_), .. }) | None => {
-            return Err(bad(
-                &at.key("destination"),
-                "a move's destination is a structure, a line (no end_anchor), file_start or file_end",
-            ));
-        }
-        Some(t) => t.clone(),
-    };
-    let literal = |key: &str| opt_str(obj, key, at).map(|v| v.unwrap_or_default().to_owned());
+    let (dest, dest_target) = destination(&dest_value, dest_table, &at.key("destination"))?;
     let move_in = MoveIn {
         from: PathSpec {
             raw: file.to_owned(),
@@ -242,8 +292,8 @@ fn structure_move(
         },
         source: source_target.clone(),
         after: kind.ends_with("_after"),
-        prefix: literal("prefix")?,
-        suffix: literal("suffix")?,
+        prefix: wire.prefix.unwrap_or_default(),
+        suffix: wire.suffix.unwrap_or_default(),
         moved: None,
     };
     let out = OpKind::Targeted {
@@ -258,14 +308,68 @@ fn structure_move(
         expected: dest.file_hash,
         repair: ctx.repair,
     };
-    let mut op = obj.clone();
-    op.insert("destination".into(), dest.json);
+    let mut op = value.clone();
+    op["destination"] = dest.json;
     Ok(CompiledOp {
         kinds: vec![(file.to_owned(), out), (dest_file, into)],
         target: source.json,
-        op: Value::Object(op),
+        op,
         moves: true,
+        renames: false,
     })
+}
+
+/// The structure a move takes out of its file.
+fn structure(source: &TargetSpec, at: &Located) -> Result<Target> {
+    match &source.target {
+        Some(t) if t.is_structural() => Ok(t.clone()),
+        _ => Err(bad(
+            at,
+            "a move takes a structure (node, symbol, selector, handle_ref) as its target",
+        )),
+    }
+}
+
+/// The file a move writes into: its own for `move_before` / `move_after`, another one
+/// (`destination_file`) for `move_to_*`.
+fn destination_file(given: Option<String>, kind: &str, file: &str, at: &Located) -> Result<String> {
+    let key = "destination_file";
+    if !kind.starts_with("move_to_") {
+        return match given {
+            Some(_) => Err(bad(
+                &at.key(key),
+                format!("unknown key `{key}`: only move_to_before / move_to_after take it"),
+            )),
+            None => Ok(file.to_owned()),
+        };
+    }
+    let dest = given.ok_or_else(|| bad(at, format!("`{key}` is required")))?;
+    if normal(&dest) == normal(file) {
+        return Err(bad(
+            &at.key(key),
+            "`move_to_*` moves to another file; use move_before / move_after within a file",
+        ));
+    }
+    Ok(dest)
+}
+
+/// A move's destination: a structure, a line (no end_anchor), file_start or file_end.
+fn destination(
+    value: &Value,
+    table: Option<&Map<String, Value>>,
+    at: &Located,
+) -> Result<(TargetSpec, Target)> {
+    let dest = targets::compile(value, table, at)?;
+    match &dest.target {
+        Some(Target::Lines { end: Some(_), .. }) | None => Err(bad(
+            at,
+            "a move's destination is a structure, a line (no end_anchor), file_start or file_end",
+        )),
+        Some(t) => {
+            let t = t.clone();
+            Ok((dest, t))
+        }
+    }
 }
 
 /// A path as written, without `./` segments (only to catch `move_to_*` onto its own file
@@ -275,11 +379,4 @@ pub fn normal(path: &str) -> String {
         .filter(|s| !s.is_empty() && *s != ".")
         .collect::<Vec<_>>()
         .join("/")
-}
-
-/// The node target given at an operation's top level, when `target` is absent.
-pub fn target_value(op: &Map<String, Value>) -> Option<Value> {
-    op.get("target")
-        .cloned()
-        .or_else(|| targets::inline_node(op))
 }

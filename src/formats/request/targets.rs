@@ -1,13 +1,17 @@
-//! Targets of an edit request (`target: {"type": …}`), checked key by key: `node` (the default
-//! when `type` is omitted), `symbol`, `selector`, `handle_ref` (through the file's
-//! `handle_table`), `line`, `file_start` / `file_end`, and `file` (whole-file moves only).
+//! Targets of an edit request (`target: {"type": …}`), each kind a derived type refusing
+//! unknown keys: `node` (the default when `type` is omitted), `symbol`, `selector`,
+//! `handle_ref` (through the file's `handle_table`), `line`, `file_start` / `file_end`, and
+//! `file` (whole-file moves only). `config_path` targets are the config layer's
+//! (`locate::config::wire`).
 //!
 //! Each target also comes back as canonical JSON: a `handle_ref` is replaced by the table
 //! entry it names, so a changeset needs no handle table.
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Map, Value, json};
 
-use super::{Located, bad, keys, opt_str, req_str};
+use super::{Located, bad, decode, tag};
 use crate::error::Result;
 use crate::plan::{Digest, LineAnchor, Target};
 
@@ -22,7 +26,75 @@ pub struct TargetSpec {
     pub json: Value,
 }
 
-const NODE_KEYS: &[&str] = &["type", "identity", "kind", "expected_old_hash", "span_hint"];
+/// `{"type"?: "node", "identity", "kind"?, "expected_old_hash"?, "span_hint"?}`; also a
+/// `handle_table` entry, and the node fields given at an operation's top level.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NodeWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    identity: Option<String>,
+    kind: Option<String>,
+    expected_old_hash: Option<String>,
+    /// `{"start": N, "end": M}`, checked as a whole (one message for every bad shape).
+    span_hint: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct SpanWire {
+    start: usize,
+    end: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SymbolWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SelectorWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    kind: Option<String>,
+    name: Option<String>,
+    name_pattern: Option<String>,
+    exclude_kinds: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HandleRefWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    #[serde(rename = "ref")]
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    anchor: Option<String>,
+    end_anchor: Option<String>,
+}
+
+/// `file_start`, `file_end` and `file`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoundaryWire {
+    #[serde(rename = "type")]
+    _tag: Option<IgnoredAny>,
+    expected_file_hash: Option<String>,
+}
+
+fn required<T>(value: Option<T>, key: &str, at: &Located) -> Result<T> {
+    value.ok_or_else(|| bad(at, format!("`{key}` is required")))
+}
 
 /// Compiles the target object at `at` (a pointer like `/operations/0/target`).
 pub fn compile(
@@ -30,69 +102,25 @@ pub fn compile(
     table: Option<&Map<String, Value>>,
     at: &Located,
 ) -> Result<TargetSpec> {
-    let Value::Object(obj) = value else {
+    if !value.is_object() {
         return Err(bad(at, "`target` must be an object"));
-    };
-    let kind = opt_str(obj, "type", at)?.unwrap_or("node");
+    }
     let spec = |target: Target| TargetSpec {
         target: Some(target),
         file_hash: None,
         whole_file: false,
         json: value.clone(),
     };
-    match kind {
-        "node" => {
-            keys(obj, NODE_KEYS, at)?;
-            node(obj, at).map(spec)
-        }
+    match tag(value, at)?.as_deref().unwrap_or("node") {
+        "node" => node(decode(value, at)?, at).map(spec),
         "symbol" => {
-            keys(obj, &["type", "name"], at)?;
-            Ok(spec(Target::Symbol(req_str(obj, "name", at)?.to_owned())))
+            let wire: SymbolWire = decode(value, at)?;
+            Ok(spec(Target::Symbol(required(wire.name, "name", at)?)))
         }
-        "selector" => {
-            keys(
-                obj,
-                &["type", "kind", "name", "name_pattern", "exclude_kinds"],
-                at,
-            )?;
-            selector(obj, at).map(spec)
-        }
-        "handle_ref" => {
-            keys(obj, &["type", "ref"], at)?;
-            handle(obj, table, at)
-        }
-        "line" => {
-            keys(obj, &["type", "anchor", "end_anchor"], at)?;
-            let anchor = |key: &str| -> Result<Option<LineAnchor>> {
-                opt_str(obj, key, at)?
-                    .map(|a| LineAnchor::parse(a).map_err(|m| bad(&at.key(key), m)))
-                    .transpose()
-            };
-            let start = anchor("anchor")?.ok_or_else(|| bad(at, "`anchor` is required"))?;
-            Ok(spec(Target::Lines {
-                start,
-                end: anchor("end_anchor")?,
-            }))
-        }
-        "file_start" | "file_end" | "file" => {
-            keys(obj, &["type", "expected_file_hash"], at)?;
-            let file_hash = opt_str(obj, "expected_file_hash", at)?
-                .map(|h| {
-                    Digest::parse(h).map_err(|e| bad(&at.key("expected_file_hash"), e.message))
-                })
-                .transpose()?;
-            let target = match kind {
-                "file_start" => Some(Target::FileStart),
-                "file_end" => Some(Target::FileEnd),
-                _ => None,
-            };
-            Ok(TargetSpec {
-                target,
-                file_hash,
-                whole_file: kind == "file",
-                json: value.clone(),
-            })
-        }
+        "selector" => selector(decode(value, at)?, at).map(spec),
+        "handle_ref" => handle(decode(value, at)?, table, at),
+        "line" => line(decode(value, at)?, at).map(spec),
+        kind @ ("file_start" | "file_end" | "file") => boundary(kind, value, at),
         other => Err(bad(
             &at.key("type"),
             format!(
@@ -102,13 +130,9 @@ pub fn compile(
     }
 }
 
-/// The node fields of an operation given at its top level instead of in `target`.
-pub fn inline_node(op: &Map<String, Value>) -> Option<Value> {
-    let fields: Map<String, Value> = op
-        .iter()
-        .filter(|(k, _)| NODE_KEYS[1..].contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+/// The node fields of an operation given at its top level instead of in `target`, as a
+/// `node` target (in the order they were written).
+pub fn inline_node(fields: Map<String, Value>) -> Option<Value> {
     (!fields.is_empty()).then(|| {
         let mut node = Map::new();
         node.insert("type".into(), json!("node"));
@@ -117,91 +141,101 @@ pub fn inline_node(op: &Map<String, Value>) -> Option<Value> {
     })
 }
 
-fn hex16(obj: &Map<String, Value>, key: &str, at: &Located) -> Result<Option<String>> {
-    match opt_str(obj, key, at)? {
-        Some(h) => {
-            let h = h.trim().to_ascii_lowercase();
-            if h.len() != 16 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(bad(
-                    &at.key(key),
-                    format!("`{key}` must be 16 hex digits (as `read --json` prints it)"),
-                ));
-            }
-            Ok(Some(h))
-        }
-        None => Ok(None),
+/// Refuses a key no node target has, and a node field of the wrong type.
+pub fn check_node_keys(value: &Value, at: &Located) -> Result<()> {
+    decode::<NodeWire>(value, at).map(drop)
+}
+
+fn hex16(value: Option<String>, key: &str, at: &Located) -> Result<Option<String>> {
+    let Some(h) = value else {
+        return Ok(None);
+    };
+    let h = h.trim().to_ascii_lowercase();
+    if h.len() != 16 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(bad(
+            &at.key(key),
+            format!("`{key}` must be 16 hex digits (as `read --json` prints it)"),
+        ));
+    }
+    Ok(Some(h))
+}
+
+fn span_hint(value: Option<Value>, at: &Located) -> Result<Option<(usize, usize)>> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(span) => match SpanWire::deserialize(&span) {
+            Ok(SpanWire { start, end }) if start <= end => Ok(Some((start, end))),
+            _ => Err(bad(
+                &at.key("span_hint"),
+                "`span_hint` must be {\"start\": N, \"end\": M} with start ≤ end",
+            )),
+        },
     }
 }
 
-fn node(obj: &Map<String, Value>, at: &Located) -> Result<Target> {
-    let identity = hex16(obj, "identity", at)?
+fn node(wire: NodeWire, at: &Located) -> Result<Target> {
+    let identity = hex16(wire.identity, "identity", at)?
         .ok_or_else(|| bad(at, "`identity` is required for a node target"))?;
-    let span_hint = match obj.get("span_hint") {
-        None | Some(Value::Null) => None,
-        Some(span) => {
-            let field = |k: &str| {
-                span.get(k)
-                    .and_then(Value::as_u64)
-                    .and_then(|n| usize::try_from(n).ok())
-            };
-            match (field("start"), field("end")) {
-                (Some(start), Some(end)) if start <= end => Some((start, end)),
-                _ => {
-                    return Err(bad(
-                        &at.key("span_hint"),
-                        "`span_hint` must be {\"start\": N, \"end\": M} with start ≤ end",
-                    ));
-                }
-            }
-        }
-    };
+    let span_hint = span_hint(wire.span_hint, at)?;
     Ok(Target::Node {
         identity,
-        kind: opt_str(obj, "kind", at)?.map(str::to_owned),
-        expected_hash: hex16(obj, "expected_old_hash", at)?,
+        kind: wire.kind,
+        expected_hash: hex16(wire.expected_old_hash, "expected_old_hash", at)?,
         span_hint,
     })
 }
 
-fn selector(obj: &Map<String, Value>, at: &Located) -> Result<Target> {
-    let exclude_kinds = match obj.get("exclude_kinds") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(list)) => list
-            .iter()
-            .map(|k| k.as_str().map(str::to_owned))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| {
-                bad(
-                    &at.key("exclude_kinds"),
-                    "`exclude_kinds` must be a list of strings",
-                )
-            })?,
-        Some(_) => {
-            return Err(bad(
-                &at.key("exclude_kinds"),
-                "`exclude_kinds` must be a list of strings",
-            ));
-        }
-    };
-    let name = match (opt_str(obj, "name", at)?, opt_str(obj, "name_pattern", at)?) {
+fn selector(wire: SelectorWire, at: &Located) -> Result<Target> {
+    let name = match (wire.name, wire.name_pattern) {
         (Some(_), Some(_)) => return Err(bad(at, "give `name` or `name_pattern`, not both")),
-        (name, pattern) => name.or(pattern).map(str::to_owned),
+        (name, pattern) => name.or(pattern),
     };
     Ok(Target::Selector {
-        kind: req_str(obj, "kind", at)?.to_owned(),
+        kind: required(wire.kind, "kind", at)?,
         name,
-        exclude_kinds,
+        exclude_kinds: wire.exclude_kinds.unwrap_or_default(),
+    })
+}
+
+fn line(wire: LineWire, at: &Located) -> Result<Target> {
+    let anchor = |text: Option<String>, key: &str| -> Result<Option<LineAnchor>> {
+        text.map(|a| LineAnchor::parse(&a).map_err(|m| bad(&at.key(key), m)))
+            .transpose()
+    };
+    let start = anchor(wire.anchor, "anchor")?.ok_or_else(|| bad(at, "`anchor` is required"))?;
+    Ok(Target::Lines {
+        start,
+        end: anchor(wire.end_anchor, "end_anchor")?,
+    })
+}
+
+fn boundary(kind: &str, value: &Value, at: &Located) -> Result<TargetSpec> {
+    let wire: BoundaryWire = decode(value, at)?;
+    let file_hash = wire
+        .expected_file_hash
+        .map(|h| Digest::parse(&h).map_err(|e| bad(&at.key("expected_file_hash"), e.message)))
+        .transpose()?;
+    let target = match kind {
+        "file_start" => Some(Target::FileStart),
+        "file_end" => Some(Target::FileEnd),
+        _ => None,
+    };
+    Ok(TargetSpec {
+        target,
+        file_hash,
+        whole_file: kind == "file",
+        json: value.clone(),
     })
 }
 
 /// A `handle_ref`: the entry of the file's `handle_table` it names, compiled as a node target.
 fn handle(
-    obj: &Map<String, Value>,
+    wire: HandleRefWire,
     table: Option<&Map<String, Value>>,
     at: &Located,
 ) -> Result<TargetSpec> {
-    let name = req_str(obj, "ref", at)?;
-    let entry = table.and_then(|t| t.get(name)).ok_or_else(|| {
+    let name = required(wire.name, "ref", at)?;
+    let entry = table.and_then(|t| t.get(&name)).ok_or_else(|| {
         bad(
             &at.key("ref"),
             format!("`{name}` is not in the file's handle_table"),
@@ -214,8 +248,7 @@ fn handle(
         ));
     };
     let table_at = at.elsewhere(format!("handle_table/{name}"));
-    keys(fields, NODE_KEYS, &table_at)?;
-    let target = node(fields, &table_at)?;
+    let target = node(decode(entry, &table_at)?, &table_at)?;
     let mut json = Map::new();
     json.insert("type".into(), json!("node"));
     json.extend(

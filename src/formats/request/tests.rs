@@ -96,3 +96,112 @@ fn requests_and_changesets_use_the_strict_conflict_rule() {
         assert!(crate::plan::STRICT_CONFLICT_DIALECTS.contains(&dialect));
     }
 }
+
+/// Each refusal names the exact place (`pointer`) and the operation or file entry it belongs
+/// to (`request_pointers`), at every level of the request.
+#[test]
+fn refusals_name_the_exact_place() {
+    let id = "0123456789abcdef";
+    let single = |op: Value| json!({"command": "edit", "file": "a.py", "operations": [op]});
+    let delete = json!({"type": "delete"});
+    let cases = [
+        (
+            json!({"command": "edit", "file": "a.py", "operations": [], "x": 1}),
+            "/x",
+            "",
+        ),
+        (
+            json!({"command": "patch", "file": "a.py", "operations": []}),
+            "/command",
+            "",
+        ),
+        (
+            json!({"command": "edit", "file": "a.py", "operations": 3}),
+            "/operations",
+            "",
+        ),
+        (json!({"command": "edit", "files": []}), "/files", ""),
+        (single(json!(3)), "/operations/0", "/operations/0"),
+        (
+            single(json!({"target": {"type": "symbol", "nme": "f"}, "op": delete})),
+            "/operations/0/target/nme",
+            "/operations/0",
+        ),
+        (
+            single(json!({"target": {"type": "symbol", "name": 5}, "op": delete})),
+            "/operations/0/target/name",
+            "/operations/0",
+        ),
+        (
+            single(json!({"target": {"type": "warp"}, "op": delete})),
+            "/operations/0/target/type",
+            "/operations/0",
+        ),
+        (
+            single(
+                json!({"target": {"type": "selector", "kind": "f", "exclude_kinds": [1]},
+                          "op": delete}),
+            ),
+            "/operations/0/target/exclude_kinds",
+            "/operations/0",
+        ),
+        (
+            single(
+                json!({"target": {"identity": id, "span_hint": {"start": 3, "end": 1}},
+                          "op": delete}),
+            ),
+            "/operations/0/target/span_hint",
+            "/operations/0",
+        ),
+        (
+            single(json!({"target": {"identity": "xyz"}, "op": delete})),
+            "/operations/0/target/identity",
+            "/operations/0",
+        ),
+        (
+            single(json!({"target": {"type": "file_end"},
+                          "op": {"type": "insert", "new_text": "x", "surprise": 1}})),
+            "/operations/0/op/surprise",
+            "/operations/0",
+        ),
+        (
+            single(json!({"target": {"type": "symbol", "name": "f"},
+                          "op": {"type": "scoped_regex", "pattern": "(", "replacement": ""}})),
+            "/operations/0/op/pattern",
+            "/operations/0",
+        ),
+        (
+            single(json!({"target": {"type": "symbol", "name": "f"},
+                          "op": {"type": "explode"}})),
+            "/operations/0/op/type",
+            "/operations/0",
+        ),
+        (
+            single(json!({"identity": id, "bogus": 1, "op": delete})),
+            "/operations/0/bogus",
+            "/operations/0",
+        ),
+        (
+            json!({"command": "edit", "files": [
+                {"file": "a.py", "operations": []}, {"file": "b.py", "operations": [], "x": 1}]}),
+            "/files/1/x",
+            "/files/1",
+        ),
+        (
+            json!({"command": "edit", "files": [{"file": "a.py",
+                "handle_table": {"h": {"identity": id, "kind": 3}},
+                "operations": [{"target": {"type": "handle_ref", "ref": "h"}, "op": delete}]}]}),
+            "/files/0/handle_table/h/kind",
+            "/files/0/operations/0",
+        ),
+    ];
+    for (doc, pointer, owner) in cases {
+        let error = match parse(doc.to_string().as_bytes()) {
+            Ok(_) => panic!("{doc} compiled"),
+            Err(e) => e,
+        };
+        assert_eq!(error.code, Code::PlanMalformed, "{doc}: {error:?}");
+        assert_eq!(error.details["pointer"], json!(pointer), "{doc}: {error:?}");
+        assert_eq!(error.details["request_pointers"], json!([owner]), "{doc}");
+    }
+}

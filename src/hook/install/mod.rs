@@ -9,6 +9,7 @@
 //! `<common git dir>/identedit/hooks.json` (see [`Manifest`]).
 
 use std::fs;
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -16,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Code, Error, Result};
 use crate::plan::Digest;
+use crate::workspace::replace::{digest_of, replace};
 
 /// The hooks identedit installs.
 pub const HOOKS: &[&str] = &["pre-commit", "post-commit"];
@@ -179,21 +181,12 @@ pub fn read_manifest(path: &Path) -> Result<Option<Manifest>> {
     }
 }
 
-/// Writes `bytes` to `path` through a temp file and a rename, with `mode`.
+/// Writes `bytes` to `path` whole or not at all, with `mode` (a temp file left by an
+/// interrupted install is replaced).
 fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     let tmp = path.with_extension("identedit-tmp");
-    let result = fs::write(&tmp, bytes)
-        .and_then(|()| fs::set_permissions(&tmp, fs::Permissions::from_mode(mode)))
-        .and_then(|()| fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(io(path, e));
-    }
-    Ok(())
-}
-
-fn digest_of(path: &Path) -> Option<String> {
-    fs::read(path).ok().map(|b| Digest::of(&b).to_hex())
+    let _ = fs::remove_file(&tmp);
+    replace(path, &tmp, mode, "hook", |f| f.write_all(bytes)).map_err(|e| io(path, e))
 }
 
 fn exists(path: &Path) -> bool {

@@ -3,12 +3,14 @@
 //! `add_use` (in [`super::imports`]). Code is re-indented to its target and written with the
 //! file's line ending.
 
+pub mod imports;
+
 use std::ops::Range;
 
 use tree_sitter::Tree;
 
 use super::layout::{Style, blank, blank_line, indent_at, line_end, line_start, minimal, place};
-use super::{Declaration, Lang, find, imports};
+use super::{Declaration, Lang, find};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::plan::splice::Splice;

@@ -5,7 +5,6 @@
 //! module (PHP, Python, TypeScript) fills it from its tree-sitter grammar.
 
 pub mod edit;
-pub mod imports;
 pub mod layout;
 pub mod php;
 pub mod python;
@@ -379,6 +378,16 @@ pub(crate) fn doc_start(node: Node<'_>, source: &[u8], comment_kinds: &[&str]) -
         prev = p.prev_sibling();
     }
     start
+}
+
+/// Declarations of a file before and after an edit, as the API guard compares them.
+#[derive(Clone, Debug)]
+pub struct Declarations {
+    /// `None` when there was no source, or it did not parse cleanly.
+    pub before: Option<Vec<Declaration>>,
+    pub after: Vec<Declaration>,
+    /// The result parsed without errors.
+    pub after_clean: bool,
 }
 
 #[cfg(test)]

@@ -19,7 +19,6 @@ mod text;
 mod toml;
 pub mod wire;
 mod yaml;
-mod yaml_edit;
 mod yaml_value;
 
 #[cfg(test)]

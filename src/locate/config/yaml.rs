@@ -2,7 +2,7 @@
 //! document of the stream. Values are rendered by `yaml_value` in the local context: inline
 //! in flow collections and for scalars, as blocks under keys and in sequences.
 //!
-//! The writers are in `yaml_edit`.
+//! The writers are in `yaml/edit.rs`.
 //!
 //! Documents: `document_index` picks one; without it the path must exist in exactly one
 //! document (creation always needs it when there are several). Anchors, aliases and tags
@@ -10,13 +10,15 @@
 //! there would change every alias), an edit of an anchored, aliased or tagged value, and
 //! creation below a tag or in a mapping with a merge key (`<<`) are `config_unsupported`.
 
+mod edit;
+
 use serde_json::Value;
 use tree_sitter::{Node, Tree};
 
 use super::text::indent_unit;
-use super::yaml_edit::{append, create, delete, set};
 use super::{Action, ConfigPath, Edit, Job, Segment, mismatch, missing, unsupported};
 use crate::error::{Code, Error, Result};
+use edit::{append, create, delete, set};
 
 pub(super) const COMMENTS: &[&str] = &["#"];
 
@@ -152,18 +154,7 @@ fn walk<'t>(src: &str, top: Option<Node<'t>>, path: &ConfigPath) -> Result<Walk<
     let mut guarded = None;
     for (depth, segment) in path.0.iter().enumerate() {
         if let Some(w) = wrapper {
-            if has_child(w, "anchor") && depth > 0 {
-                return Err(unsupported(
-                    path,
-                    format!(
-                        "`{}` carries an anchor: an edit inside it changes every alias of it",
-                        path.prefix(depth)
-                    ),
-                ));
-            }
-            if has_child(w, "tag") {
-                guarded = Some("a tag");
-            }
+            guard(w, path, depth, &mut guarded)?;
         }
         if wrapper.is_none() && depth == 0 {
             // An empty document: keys can be created at its end.
@@ -196,23 +187,7 @@ fn walk<'t>(src: &str, top: Option<Node<'t>>, path: &ConfigPath) -> Result<Walk<
             return Err(mismatch(path, depth, describe(node)));
         };
         let list = entries(collection);
-        let hit = match segment {
-            Segment::Key(k) if is_mapping(collection) => {
-                if list.iter().any(|e| key_of(src, e).as_deref() == Some("<<")) {
-                    guarded = Some("a merge key (`<<`)");
-                }
-                let mut hits = (0..list.len())
-                    .filter(|&i| key_of(src, &list[i]).as_deref() == Some(k.as_str()));
-                let first = hits.next();
-                if hits.next().is_some() {
-                    return Err(super::duplicate(path, depth));
-                }
-                first
-            }
-            Segment::Index(n) if is_sequence(collection) => (*n < list.len()).then_some(*n),
-            _ => return Err(mismatch(path, depth, describe(Some(collection)))),
-        };
-        let Some(i) = hit else {
+        let Some(i) = find(src, collection, &list, (path, depth), &mut guarded)? else {
             return Ok(Walk::Missing {
                 depth,
                 container: Some(collection),
@@ -230,6 +205,56 @@ fn walk<'t>(src: &str, top: Option<Node<'t>>, path: &ConfigPath) -> Result<Walk<
         holder,
         owner,
     })
+}
+
+/// Refuses a node below the top that carries an anchor (an edit inside it would change
+/// every alias of it); a tag guards the edit.
+fn guard(
+    wrapper: Node<'_>,
+    path: &ConfigPath,
+    depth: usize,
+    guarded: &mut Option<&'static str>,
+) -> Result<()> {
+    if has_child(wrapper, "anchor") && depth > 0 {
+        return Err(unsupported(
+            path,
+            format!(
+                "`{}` carries an anchor: an edit inside it changes every alias of it",
+                path.prefix(depth)
+            ),
+        ));
+    }
+    if has_child(wrapper, "tag") {
+        *guarded = Some("a tag");
+    }
+    Ok(())
+}
+
+/// The entry of `collection` that segment `depth` of `path` names (`None`: there is none); a
+/// key named twice is refused, and a merge key guards the edit.
+fn find(
+    src: &str,
+    collection: Node<'_>,
+    list: &[Entry<'_>],
+    (path, depth): (&ConfigPath, usize),
+    guarded: &mut Option<&'static str>,
+) -> Result<Option<usize>> {
+    match &path.0[depth] {
+        Segment::Key(k) if is_mapping(collection) => {
+            if list.iter().any(|e| key_of(src, e).as_deref() == Some("<<")) {
+                *guarded = Some("a merge key (`<<`)");
+            }
+            let mut hits =
+                (0..list.len()).filter(|&i| key_of(src, &list[i]).as_deref() == Some(k.as_str()));
+            let first = hits.next();
+            if hits.next().is_some() {
+                return Err(super::duplicate(path, depth));
+            }
+            Ok(first)
+        }
+        Segment::Index(n) if is_sequence(collection) => Ok((*n < list.len()).then_some(*n)),
+        _ => Err(mismatch(path, depth, describe(Some(collection)))),
+    }
 }
 
 /// The top nodes of the stream's documents (`None` for an empty document).
@@ -333,15 +358,7 @@ pub fn plan(src: &str, tree: &Tree, job: &Job<'_>) -> Result<Vec<Edit>> {
         }
         (Walk::Found { value: old, .. }, Action::Append(_)) => {
             refuse_special(job.path, old, "append to")?;
-            let seq = old.and_then(content).filter(|n| is_sequence(*n));
-            let seq = seq.ok_or_else(|| {
-                missing(
-                    job.path,
-                    job.path.0.len() - 1,
-                    &format!("is {}, not a sequence", describe(old.and_then(content))),
-                )
-                .detail("reason", "not_array")
-            })?;
+            let seq = sequence(job.path, old)?;
             Ok(append(src, seq, value.unwrap_or(&Value::Null), &unit))
         }
         (
@@ -365,12 +382,7 @@ pub fn plan(src: &str, tree: &Tree, job: &Job<'_>) -> Result<Vec<Edit>> {
             },
             Action::Set(_),
         ) if job.create_missing => {
-            if let Some(why) = guarded {
-                return Err(unsupported(
-                    job.path,
-                    format!("creation below {why} is not supported"),
-                ));
-            }
+            creatable(job.path, guarded)?;
             create(
                 src,
                 container,
@@ -389,12 +401,7 @@ pub fn plan(src: &str, tree: &Tree, job: &Job<'_>) -> Result<Vec<Edit>> {
             },
             Action::Set(_),
         ) if job.create_missing => {
-            if let Some(why) = guarded {
-                return Err(unsupported(
-                    job.path,
-                    format!("creation below {why} is not supported"),
-                ));
-            }
+            creatable(job.path, guarded)?;
             refuse_special(job.path, old, "create keys in")?;
             let value = nested(job.path, depth, value.unwrap_or(&Value::Null))?;
             Ok(set(src, old, holder, &value, &unit))
@@ -402,6 +409,30 @@ pub fn plan(src: &str, tree: &Tree, job: &Job<'_>) -> Result<Vec<Edit>> {
         (Walk::Null { depth, .. }, _) => Err(mismatch(job.path, depth, "null")
             .hint("Use --create-missing with --set-value to make it a mapping.")),
         (Walk::Missing { depth, .. }, _) => Err(missing(job.path, depth, "does not exist")),
+    }
+}
+
+/// The sequence an `append` adds to.
+fn sequence<'t>(path: &ConfigPath, value: Option<Node<'t>>) -> Result<Node<'t>> {
+    let node = value.and_then(content);
+    node.filter(|n| is_sequence(*n)).ok_or_else(|| {
+        missing(
+            path,
+            path.0.len() - 1,
+            &format!("is {}, not a sequence", describe(node)),
+        )
+        .detail("reason", "not_array")
+    })
+}
+
+/// Refuses creating keys below a tag or a merge key.
+fn creatable(path: &ConfigPath, guarded: Option<&'static str>) -> Result<()> {
+    match guarded {
+        Some(why) => Err(unsupported(
+            path,
+            format!("creation below {why} is not supported"),
+        )),
+        None => Ok(()),
     }
 }
 

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::change::{EditReport, FileChange, NodeFacts};
 use crate::lang::hash::content_hash;
 use crate::txn::Outcome;
-use crate::txn::change::{EditReport, FileChange, NodeFacts};
 
 /// The dry run's facts, by operation pointer and by file.
 pub struct Facts<'o> {

@@ -5,12 +5,12 @@
 use serde_json::Value;
 use tree_sitter::Node;
 
-use super::flow::Flow;
-use super::text::{
+use super::super::flow::Flow;
+use super::super::text::{
     alone_before, column, content_end, line_start, next_line, remove_lines, trimmed_end,
 };
-use super::yaml::{COMMENTS, Entry, content, entries, is_mapping, key_of};
-use super::yaml_value::{self as render, Quote};
+use super::super::yaml_value::{self as render, Quote};
+use super::{COMMENTS, Entry, content, entries, is_mapping, key_of};
 use super::{ConfigPath, Edit, Segment, missing};
 use crate::error::Result;
 

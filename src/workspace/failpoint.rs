@@ -36,9 +36,10 @@ pub const STEPS: &[(&str, &str)] = &[
 pub const OPS: &[&str] = &["mkdir", "write", "fsync", "link", "rename", "unlink"];
 
 /// Where they happen: the journal, staging temp files, the pre-image backups, publishing
-/// renames, the commit point, directory fsyncs, rollback, the ledger's refs and the index.
+/// renames, the commit point, directory fsyncs, rollback, the ledger's refs, the index and
+/// installed hooks.
 pub const AREAS: &[&str] = &[
-    "journal", "stage", "backup", "publish", "commit", "dir", "rollback", "ledger", "index",
+    "journal", "stage", "backup", "publish", "commit", "dir", "rollback", "ledger", "index", "hook",
 ];
 
 /// The errors that can be injected.

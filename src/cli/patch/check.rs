@@ -6,7 +6,7 @@
 //! (`--diff` previews only, so it needs `--dry-run`). `--json` and `--from-diff` take their
 //! request from elsewhere and accept none of the flag-form target, operation or payload.
 
-use super::patch::PatchArgs;
+use super::PatchArgs;
 use crate::error::{Error, Result};
 
 /// The names of the flags that were given.
@@ -96,7 +96,7 @@ fn takes_payload(args: &PatchArgs) -> bool {
 }
 
 fn refuse(message: String) -> Error {
-    super::usage_error(message)
+    crate::cli::usage_error(message)
 }
 
 /// Refuses a `patch` command line whose flags contradict each other or leave the request

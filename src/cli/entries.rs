@@ -1,12 +1,13 @@
-//! The file entries of a request or changeset: each names an existing file inside the
+//! The file entries of a compiled request or changeset, checked on disk before the engine
+//! runs (the formats only turn bytes into a plan): each names an existing file inside the
 //! workspace, and no file is named twice (the same path, an alias such as `./a.py`, or a hard
 //! link of it): its operations would be proven against two reads.
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 
-use super::Compiled;
 use crate::error::{Code, Error, Result};
+use crate::formats::request::Compiled;
 use crate::plan::{PathBase, PathSpec};
 use crate::workspace::Workspace;
 use crate::workspace::path;

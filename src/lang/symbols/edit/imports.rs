@@ -7,10 +7,10 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::edit::File;
-use super::layout::line_start;
-use super::{Lang, children, squash, text};
+use super::File;
 use crate::error::{Code, Error, Result};
+use crate::lang::symbols::layout::line_start;
+use crate::lang::symbols::{Lang, children, squash, text};
 use crate::plan::splice::Splice;
 
 /// One import statement of the file: its sort key, what it imports, its node range, and its
@@ -376,11 +376,11 @@ fn quote_of(file: &File<'_>) -> char {
 
 #[cfg(test)]
 mod tests {
-    use super::super::edit::{File, resolve};
-    use super::super::layout::Style;
-    use super::super::{Lang, declarations};
+    use super::super::{File, resolve};
     use crate::lang::parse::parse;
     use crate::lang::provider_for;
+    use crate::lang::symbols::layout::Style;
+    use crate::lang::symbols::{Lang, declarations};
     use crate::plan::splice::apply;
     use crate::plan::symbol::{SymbolEdit, SymbolOp};
 

@@ -1,0 +1,198 @@
+//! The changeset `edit --json` prints, built from the engine's dry run of a compiled edit
+//! request, and what `apply` proves about one beyond the engine's own checks: every preview
+//! rebuilt on the current files and compared with the recorded one (`preview.rs`). Reading a
+//! changeset back into a plan is `formats::changeset`.
+
+pub mod preview;
+
+use serde_json::{Value, json};
+
+use crate::error::{Code, Error, Result};
+use crate::formats::changeset::{Loaded, TYPE, VERSION, canonical_digest, tampered};
+use crate::formats::request::{self, Compiled};
+use crate::plan::{PathBase, PathSpec};
+use crate::txn::Outcome;
+use crate::workspace::Workspace;
+use crate::workspace::path;
+
+fn rel(ws: &Workspace, raw: &str, base: PathBase) -> Result<path::TargetPath> {
+    path::resolve(
+        ws,
+        &PathSpec {
+            raw: raw.to_owned(),
+            base,
+        },
+    )
+}
+
+/// Builds the changeset of a compiled request from the engine's dry run of its plan.
+pub fn build(
+    ws: &Workspace,
+    compiled: &Compiled,
+    outcome: &Outcome,
+    base: PathBase,
+) -> Result<Value> {
+    let facts = preview::Facts::new(outcome);
+    let mut files = Vec::with_capacity(compiled.files.len());
+    for entry in &compiled.files {
+        let path = rel(ws, &entry.file, base)?;
+        let sha256 = facts.sha256(&path.key);
+        let mut operations = Vec::with_capacity(entry.ops.len());
+        for &i in &entry.ops {
+            let op_json = root_relative(ws, &compiled.ops[i].op, base)?;
+            operations.push(record(
+                &compiled.ops[i],
+                op_json,
+                &path,
+                sha256.as_deref(),
+                &facts,
+            ));
+        }
+        files.push(json!({"file": path.rel, "sha256": sha256, "operations": operations}));
+    }
+    let mut doc = json!({
+        "type": TYPE, "changeset_version": VERSION,
+        "request_sha256": compiled.plan.input_sha256.map(|d| d.to_hex()),
+        "transaction": {"mode": "all_or_nothing"},
+        "files_read": facts.files_read(),
+        "files": files,
+    });
+    // The acknowledgement of API changes given to `edit` travels with the changeset (under
+    // its digest), so `apply` honours it without repeating it.
+    if compiled.plan.allow_signature_change {
+        doc["allow_signature_change"] = json!(true);
+    }
+    doc["digest"] = json!(canonical_digest(&doc).to_hex());
+    Ok(doc)
+}
+
+/// One operation as the changeset records it: its target bound to what it resolved to, the
+/// preconditions and the preview.
+fn record(
+    op: &request::RequestOp,
+    op_json: Value,
+    path: &path::TargetPath,
+    sha256: Option<&str>,
+    facts: &preview::Facts<'_>,
+) -> Value {
+    let pointer = op.origin.pointer();
+    let mut target = op.target.clone();
+    let mut recorded = json!({"request_pointer": pointer});
+    let node = facts.node(&pointer, &path.key);
+    let kind = target
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("node")
+        .to_owned();
+    if let (Some(n), true) = (&node, matches!(kind.as_str(), "symbol" | "selector")) {
+        recorded["request_target"] = target.clone();
+        target = json!({"type": "node", "identity": n.identity, "kind": n.kind,
+                        "expected_old_hash": n.hash,
+                        "span_hint": {"start": n.span.start, "end": n.span.end}});
+    }
+    // File boundaries, whole files and config paths are bound to the file's full bytes:
+    // a config plan is only valid on the source it was built on (`--repair` cannot help).
+    if matches!(
+        kind.as_str(),
+        "file_start" | "file_end" | "file" | "config_path"
+    ) && target.get("expected_file_hash").is_none()
+    {
+        target["expected_file_hash"] = json!(sha256);
+    }
+    let mut pre = json!({"file_sha256": sha256});
+    if let Some(n) = node {
+        pre["node"] = json!({"identity": n.identity, "kind": n.kind, "expected_old_hash": n.hash});
+    }
+    let anchors: Vec<&Value> = ["anchor", "end_anchor"]
+        .iter()
+        .filter_map(|k| target.get(*k))
+        .collect();
+    if !anchors.is_empty() {
+        pre["line_anchors"] = json!(anchors);
+    }
+    let preview = facts.preview(&pointer, op.moves, &op_json, &path.rel);
+    recorded["target"] = target;
+    recorded["op"] = op_json;
+    recorded["preconditions"] = pre;
+    recorded["preview"] = preview;
+    recorded
+}
+
+/// `destination_file` and a file move's `to`, made root-relative.
+fn root_relative(ws: &Workspace, op: &Value, base: PathBase) -> Result<Value> {
+    let mut op = op.clone();
+    for key in ["destination_file", "to"] {
+        if let Some(raw) = op.get(key).and_then(Value::as_str) {
+            let p = rel(ws, raw, base)?;
+            op[key] = json!(p.rel);
+        }
+    }
+    Ok(op)
+}
+
+/// What `apply` proved about a changeset beyond the engine's own checks.
+pub struct Verified {
+    /// Operations whose previews moved (the file changed elsewhere, or an anchor was
+    /// repaired): their positions were refreshed from the current content.
+    pub refreshed: Vec<String>,
+    /// Stale line anchors remapped by `--repair`.
+    pub repaired: Vec<Value>,
+}
+
+/// Rebuilds every preview on the current files (the engine's dry run of the changeset's plan)
+/// and compares it with the recorded one. When every file still has the bytes the changeset
+/// was built on, previews must be identical; otherwise the captured text and the new text
+/// must be, and positions are refreshed; with `--repair`, a line range may also have captured
+/// other text (its inner lines changed) as long as it writes the same.
+pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
+    let facts = preview::Facts::new(outcome);
+    let unchanged = loaded.doc.get("files_read") == Some(&facts.files_read());
+    let mut refreshed = Vec::new();
+    for (i, entry) in loaded.compiled.files.iter().enumerate() {
+        for (j, &k) in entry.ops.iter().enumerate() {
+            let op = &loaded.compiled.ops[k];
+            let pointer = op.origin.pointer();
+            let recorded = &loaded.doc["files"][i]["operations"][j];
+            let fresh = facts.preview(&pointer, op.moves, &recorded["op"], &entry.file);
+            let at = |e: Error| {
+                e.detail("request_pointers", vec![pointer.clone()])
+                    .detail("pointer", pointer.as_str())
+            };
+            match preview::compare(&recorded["preview"], &fresh) {
+                preview::Comparison::Same => {}
+                preview::Comparison::Moved if !unchanged => refreshed.push(pointer.clone()),
+                // `--repair` refreshes a line range whose anchors still hold (possibly
+                // remapped) from the current content: only the text written must agree.
+                preview::Comparison::Different
+                    if !unchanged
+                        && loaded.repair
+                        && recorded["target"]["type"] == "line"
+                        && preview::same_intent(&recorded["preview"], &fresh) =>
+                {
+                    refreshed.push(pointer.clone())
+                }
+                preview::Comparison::Different if !unchanged => {
+                    return Err(at(Error::new(
+                        Code::PreconditionFailed,
+                        format!("{}: the text this operation captured when the changeset was built has changed", op.origin.label()),
+                    )
+                    .detail("recorded_preview", recorded["preview"].clone())
+                    .detail("current_preview", fresh)
+                    .hint("Re-read the file and rebuild the changeset with `edit --json`.")));
+                }
+                _ => {
+                    return Err(at(tampered(format!(
+                        "{}: the preview does not match what the operation does on the unchanged files",
+                        op.origin.label()
+                    ))
+                    .detail("recorded_preview", recorded["preview"].clone())
+                    .detail("current_preview", fresh)));
+                }
+            }
+        }
+    }
+    Ok(Verified {
+        refreshed,
+        repaired: facts.repaired(),
+    })
+}
