@@ -85,5 +85,17 @@ pub struct Location {
     pub byte: usize,
 }
 
+impl Location {
+    /// Where `node` starts.
+    pub fn of(node: tree_sitter::Node<'_>) -> Self {
+        let p = node.start_position();
+        Self {
+            line: p.row + 1,
+            column: p.column + 1,
+            byte: node.start_byte(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

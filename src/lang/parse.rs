@@ -33,15 +33,6 @@ pub fn parse(provider: &'static Provider, source: &[u8], old: Option<&Tree>) -> 
     })
 }
 
-pub(crate) fn location(node: Node<'_>) -> Location {
-    let p = node.start_position();
-    Location {
-        line: p.row + 1,
-        column: p.column + 1,
-        byte: node.start_byte(),
-    }
-}
-
 /// Number of error and missing nodes in the tree.
 pub fn error_count(tree: &Tree) -> usize {
     if !tree.root_node().has_error() {
@@ -57,7 +48,7 @@ pub fn first_error(tree: &Tree) -> Option<Location> {
     let mut first = None;
     visit_errors(tree.root_node(), &mut |node| {
         if first.is_none() {
-            first = Some(location(node));
+            first = Some(Location::of(node));
         }
     });
     first
@@ -164,7 +155,7 @@ fn errors_outside(tree: &Tree, source: &[u8], language: &str) -> (usize, Option<
     visit_errors(tree.root_node(), &mut |node| {
         if !ignored(node) {
             count += 1;
-            first.get_or_insert(location(node));
+            first.get_or_insert(Location::of(node));
         }
     });
     (count, first)
@@ -193,11 +184,11 @@ fn go_top_level(tree: &Tree) -> (usize, Option<Location>) {
     let head = code.next();
     if head.is_none_or(|h| h.kind() != "package_clause") {
         count += 1;
-        first = Some(head.map_or(location(root), location));
+        first = Some(head.map_or(Location::of(root), Location::of));
     }
     for node in code.filter(|c| !DECLARATIONS.contains(&c.kind()) || c.kind() == "package_clause") {
         count += 1;
-        first.get_or_insert(location(node));
+        first.get_or_insert(Location::of(node));
     }
     (count, first)
 }
@@ -216,7 +207,7 @@ fn ruby_stray_keywords(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) 
         let text = source.get(node.byte_range()).unwrap_or_default();
         if node.kind() == "identifier" && KEYWORDS.contains(&text) && !ruby_method_name(node) {
             count += 1;
-            first.get_or_insert(location(node));
+            first.get_or_insert(Location::of(node));
         }
         if cursor.goto_first_child() {
             continue;

@@ -21,7 +21,6 @@ use std::ops::Range;
 use tree_sitter::Tree;
 
 use crate::lang::Location;
-use crate::lang::parse::location;
 
 /// Reserved words that close or continue a compound command: bash refuses them where a
 /// command begins, tree-sitter-bash takes them there as a command's name.
@@ -39,7 +38,7 @@ pub fn stray_closers(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
         let text = source.get(node.byte_range()).unwrap_or_default();
         if node.kind() == "command_name" && CLOSERS.contains(&text) {
             count += 1;
-            first.get_or_insert(location(node));
+            first.get_or_insert(Location::of(node));
         }
         if cursor.goto_first_child() {
             continue;
