@@ -8,6 +8,7 @@
 pub mod blocks;
 pub mod changeset;
 pub mod codex;
+pub mod op_wire;
 pub mod patch_request;
 pub mod plan_json;
 pub mod request;

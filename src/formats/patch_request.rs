@@ -13,12 +13,12 @@
 //! `set_line`, `replace_lines`, `replace_range` (`new_text`), `delete`, `insert_before`,
 //! `insert_after` (`new_text` or `text`), `insert` (`new_text`), `scoped_regex
 //! {pattern, replacement}`. Unknown keys are refused. `file` is relative to the current directory.
-//! A `config_path` target takes `set` / `append` / `delete` (see `target::config::wire`).
+//! A `config_path` target takes `set` / `append` / `delete` (see `formats::op_wire`).
 
 use serde::Deserialize;
 
 use crate::error::{Code, Error, Result};
-use crate::locate::config;
+use crate::formats::op_wire::{self, OpWire};
 use crate::plan::{Digest, LineAnchor, NodeOp, OpKind, Plan, Target};
 
 #[derive(Deserialize)]
@@ -65,17 +65,6 @@ struct TargetWire {
     anchor: Option<String>,
     end_anchor: Option<String>,
     expected_file_hash: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OpWire {
-    #[serde(rename = "type")]
-    kind: String,
-    new_text: Option<String>,
-    text: Option<String>,
-    pattern: Option<String>,
-    replacement: Option<String>,
 }
 
 /// A compiled request: the plan and whether it asked for a dry run.
@@ -153,6 +142,7 @@ fn check_fields(wire: &OpWire) -> Result<()> {
         ("text", wire.text.is_some()),
         ("pattern", wire.pattern.is_some()),
         ("replacement", wire.replacement.is_some()),
+        ("create_missing", wire.create_missing.is_some()),
     ];
     let Some(allowed) = op_fields(&wire.kind) else {
         return Ok(());
@@ -201,8 +191,8 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
     if request.command.as_deref().is_some_and(|c| c != "patch") {
         return Err(malformed("`command` must be \"patch\""));
     }
-    let kind = if config::wire::is_config_target(&request.target) {
-        config::wire::op_kind(&request.target, &request.op)?
+    let kind = if op_wire::is_config_target(&request.target) {
+        op_wire::op_kind(&request.target, &request.op)?
     } else {
         let wire = |e: serde_json::Error| malformed(format!("the patch request is invalid: {e}"));
         let (target, expected) = target(serde_json::from_value(request.target).map_err(wire)?)?;

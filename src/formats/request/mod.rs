@@ -324,7 +324,7 @@ fn operation(
         (None, None) => return Err(bad(at, "`target` is required")),
     };
     let op = wire.op.ok_or_else(|| bad(at, "`op` is required"))?;
-    if crate::locate::config::wire::is_config_target(&target) {
+    if crate::formats::op_wire::is_config_target(&target) {
         return ops::config(&target, &op, file, at);
     }
     let target = targets::compile(&target, handles.own, &target_at)?;

@@ -201,7 +201,7 @@ fn targeted(
 
 /// A config operation (`target: {"type": "config_path", …}`), checked by the config layer.
 pub fn config(target: &Value, op: &Value, file: &str, at: &Located) -> Result<CompiledOp> {
-    let kind = crate::locate::config::wire::op_kind(target, op).map_err(|e| {
+    let kind = crate::formats::op_wire::op_kind(target, op).map_err(|e| {
         let message = format!("{}: {}", at.at, e.message);
         crate::error::Error { message, ..e }
             .detail("pointer", at.at.as_str())

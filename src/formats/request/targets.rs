@@ -2,7 +2,7 @@
 //! unknown keys: `node` (the default when `type` is omitted), `symbol`, `selector`,
 //! `handle_ref` (through the file's `handle_table`), `line`, `file_start` / `file_end`, and
 //! `file` (whole-file moves only). `config_path` targets are the config layer's
-//! (`locate::config::wire`).
+//! (`formats::op_wire`).
 //!
 //! Each target also comes back as canonical JSON: a `handle_ref` is replaced by the table
 //! entry it names, so a changeset needs no handle table.

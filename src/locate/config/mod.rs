@@ -17,7 +17,6 @@ mod number;
 pub mod path;
 mod text;
 mod toml;
-pub mod wire;
 mod yaml;
 mod yaml_value;
 

@@ -1,5 +1,6 @@
-//! Config operations in identedit's JSON shapes, for `patch --json` and `edit --json`
-//! requests: the target `{"type": "config_path", "path", "expected_file_hash"?,
+//! The operation object of identedit's JSON requests (`patch --json`, `edit --json`), one
+//! wire type for every operation ([`OpWire`]: each kind names the fields it takes), and the
+//! config operations: the target `{"type": "config_path", "path", "expected_file_hash"?,
 //! "document_index"?}` and the operation `{"type": "set", "new_text", "create_missing"?}`,
 //! `{"type": "append", "new_text"}` or `{"type": "delete"}`. `new_text` is JSON text; the
 //! file hash is the file's sha256. Unknown keys are refused.
@@ -20,13 +21,19 @@ struct TargetWire {
     document_index: Option<usize>,
 }
 
+/// An operation as written: its `type` and every field some operation takes. Which fields a
+/// kind accepts is checked by the kind's reader (a config operation takes `new_text` and
+/// `create_missing`; the others are listed in `patch_request`).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct OpWire {
+pub struct OpWire {
     #[serde(rename = "type")]
-    kind: String,
-    new_text: Option<String>,
-    create_missing: Option<bool>,
+    pub kind: String,
+    pub new_text: Option<String>,
+    pub text: Option<String>,
+    pub pattern: Option<String>,
+    pub replacement: Option<String>,
+    pub create_missing: Option<bool>,
 }
 
 /// Whether a request target is a config path (`"type": "config_path"`).
@@ -46,6 +53,16 @@ pub fn op_kind(target: &Value, op: &Value) -> Result<OpKind> {
         .map_err(|e| malformed(format!("bad config_path target: {e}")))?;
     let op: OpWire = serde_json::from_value(op.clone())
         .map_err(|e| malformed(format!("bad config operation: {e}")))?;
+    let foreign = [
+        ("text", op.text.is_some()),
+        ("pattern", op.pattern.is_some()),
+    ];
+    let replacement = [("replacement", op.replacement.is_some())];
+    if let Some((field, _)) = foreign.iter().chain(&replacement).find(|(_, on)| *on) {
+        return Err(malformed(format!(
+            "bad config operation: unknown field `{field}`, expected one of `type`, `new_text`, `create_missing`"
+        )));
+    }
     if target.kind != "config_path" {
         return Err(malformed(format!(
             "target type `{}` is not config_path",
@@ -75,10 +92,41 @@ pub fn op_kind(target: &Value, op: &Value) -> Result<OpKind> {
         create_missing: op.create_missing.unwrap_or(false),
         document_index: target.document_index,
     };
-    super::op_kind(config, expected).map_err(|mut e| {
+    crate::locate::config::op_kind(config, expected).map_err(|mut e| {
         if e.code == Code::Usage {
             e.code = Code::PlanMalformed;
         }
         e
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::error::Code;
+
+    #[test]
+    fn a_config_operation_refuses_the_fields_of_other_operations() {
+        let target = json!({"type": "config_path", "path": "a.b"});
+        for field in ["text", "pattern", "replacement"] {
+            let op = json!({"type": "set", "new_text": "1", field: "x"});
+            let err = super::op_kind(&target, &op).err().map(|e| e.code);
+            assert_eq!(err, Some(Code::PlanMalformed), "{field}");
+        }
+        let op = json!({"type": "set", "new_text": "1", "create_missing": true});
+        assert!(super::op_kind(&target, &op).is_ok());
+    }
+
+    #[test]
+    fn a_patch_operation_refuses_create_missing() {
+        let request = json!({"file": "a.py", "target": {"type": "file_end", "expected_file_hash": null},
+                             "op": {"type": "insert", "new_text": "x\n", "create_missing": true}});
+        let err = crate::formats::patch_request::parse(request.to_string().as_bytes()).err();
+        let err = err.map(|e| (e.code, e.message));
+        assert!(
+            matches!(&err, Some((Code::PlanMalformed, m)) if m.contains("create_missing")),
+            "{err:?}"
+        );
+    }
 }
