@@ -85,6 +85,33 @@ pub struct Location {
     pub byte: usize,
 }
 
+/// The nodes of `tree` that `stray` picks (a word the language rejects where the grammar
+/// takes it: a stray closing keyword read as a command or a call): how many, and the first.
+pub(crate) fn count_stray(
+    tree: &tree_sitter::Tree,
+    source: &[u8],
+    stray: impl Fn(tree_sitter::Node<'_>, &[u8]) -> bool,
+) -> (usize, Option<Location>) {
+    let (mut count, mut first) = (0, None);
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if stray(node, source.get(node.byte_range()).unwrap_or_default()) {
+            count += 1;
+            first.get_or_insert(Location::of(node));
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    (count, first)
+}
+
 impl Location {
     /// Where `node` starts.
     pub fn of(node: tree_sitter::Node<'_>) -> Self {

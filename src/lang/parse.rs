@@ -200,25 +200,9 @@ fn ruby_stray_keywords(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) 
     const KEYWORDS: &[&[u8]] = &[
         b"end", b"else", b"elsif", b"ensure", b"rescue", b"then", b"when",
     ];
-    let (mut count, mut first) = (0, None);
-    let mut cursor = tree.walk();
-    'walk: loop {
-        let node = cursor.node();
-        let text = source.get(node.byte_range()).unwrap_or_default();
-        if node.kind() == "identifier" && KEYWORDS.contains(&text) && !ruby_method_name(node) {
-            count += 1;
-            first.get_or_insert(Location::of(node));
-        }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
-    (count, first)
+    crate::lang::count_stray(tree, source, |node, text| {
+        node.kind() == "identifier" && KEYWORDS.contains(&text) && !ruby_method_name(node)
+    })
 }
 
 fn ruby_method_name(node: Node<'_>) -> bool {

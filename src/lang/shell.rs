@@ -31,25 +31,9 @@ const CLOSERS: &[&[u8]] = &[
 /// Commands named by a closing reserved word (a stray `}`, `fi`, `done`, `esac`, ...), which
 /// tree-sitter-bash's grammar accepts as plain commands: how many, and the first.
 pub fn stray_closers(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
-    let (mut count, mut first) = (0, None);
-    let mut cursor = tree.walk();
-    'walk: loop {
-        let node = cursor.node();
-        let text = source.get(node.byte_range()).unwrap_or_default();
-        if node.kind() == "command_name" && CLOSERS.contains(&text) {
-            count += 1;
-            first.get_or_insert(Location::of(node));
-        }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
-    (count, first)
+    crate::lang::count_stray(tree, source, |node, text| {
+        node.kind() == "command_name" && CLOSERS.contains(&text)
+    })
 }
 
 const RESERVED: &[&[u8]] = &[
