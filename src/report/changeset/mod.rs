@@ -161,70 +161,98 @@ fn preview_lines(preview: &Value) -> Value {
 pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
     let facts = preview::Facts::new(outcome);
     let unchanged = loaded.doc.get("files_read") == Some(&facts.files_read());
-    let mut refreshed = Vec::new();
-    let mut rebased = Vec::new();
+    let mut verified = Verified {
+        refreshed: Vec::new(),
+        repaired: Vec::new(),
+        rebased: Vec::new(),
+    };
     for (i, entry) in loaded.compiled.files.iter().enumerate() {
         for (j, &k) in entry.ops.iter().enumerate() {
             let op = &loaded.compiled.ops[k];
             let pointer = op.origin.pointer();
             let recorded = &loaded.doc["files"][i]["operations"][j];
             let fresh = facts.preview(&pointer, op.moves, &recorded["op"], &entry.file);
-            let at = |e: Error| {
+            let seen = Seen {
+                pointer: pointer.clone(),
+                label: op.origin.label(),
+                path: &entry.file,
+                recorded,
+                fresh,
+            };
+            judge(loaded, unchanged, seen, &mut verified).map_err(|e| {
                 e.detail("request_pointers", vec![pointer.clone()])
                     .detail("pointer", pointer.as_str())
-            };
-            match preview::compare(&recorded["preview"], &fresh) {
-                // The file changed elsewhere but not this operation's text: it stands as built.
-                preview::Comparison::Same if !unchanged => {
-                    let lines = preview_lines(&fresh);
-                    rebased.push(json!({"pointer": pointer, "path": entry.file,
-                                        "from": lines, "to": lines}));
-                }
-                preview::Comparison::Same => {}
-                preview::Comparison::Moved if !unchanged => {
-                    rebased.push(json!({"pointer": pointer, "path": entry.file,
-                                        "from": preview_lines(&recorded["preview"]),
-                                        "to": preview_lines(&fresh)}));
-                    refreshed.push(pointer.clone())
-                }
-                // `--repair` refreshes a line range whose anchors still hold (possibly
-                // remapped) from the current content: only the text written must agree.
-                preview::Comparison::Different
-                    if !unchanged
-                        && loaded.repair
-                        && recorded["target"]["type"] == "line"
-                        && preview::same_intent(&recorded["preview"], &fresh) =>
-                {
-                    refreshed.push(pointer.clone())
-                }
-                preview::Comparison::Different if !unchanged => {
-                    return Err(at(Error::new(
-                        Code::PreconditionFailed,
-                        format!("{}: the text this operation captured when the changeset was built has changed", op.origin.label()),
-                    )
-                    .detail("recorded_preview", recorded["preview"].clone())
-                    .detail("current_preview", fresh)
-                    .hint("Re-read the file and rebuild the changeset with `edit --json`.")));
-                }
-                _ => {
-                    return Err(at(tampered(format!(
-                        "{}: the preview does not match what the operation does on the unchanged files",
-                        op.origin.label()
-                    ))
-                    .detail("recorded_preview", recorded["preview"].clone())
-                    .detail("current_preview", fresh)));
-                }
-            }
+            })?;
         }
     }
     // Anchors looked for again without `--repair` were rebased, not repaired.
-    let repaired = match loaded.repair {
-        true => facts.repaired(),
-        false => Vec::new(),
-    };
-    Ok(Verified {
-        refreshed,
-        repaired,
-        rebased,
-    })
+    if loaded.repair {
+        verified.repaired = facts.repaired();
+    }
+    Ok(verified)
+}
+
+/// One operation of a changeset as recorded and as the dry run on the current files saw it.
+struct Seen<'a> {
+    pointer: String,
+    label: String,
+    path: &'a str,
+    recorded: &'a Value,
+    fresh: Value,
+}
+
+/// Whether one operation's recorded preview stands (noting a rebase or a refresh), else why not.
+fn judge(loaded: &Loaded, unchanged: bool, seen: Seen<'_>, verified: &mut Verified) -> Result<()> {
+    let Seen {
+        pointer,
+        label,
+        path,
+        recorded,
+        fresh,
+    } = seen;
+    match preview::compare(&recorded["preview"], &fresh) {
+        preview::Comparison::Same if unchanged => {}
+        // The file changed elsewhere but not this operation's text: it stands as built.
+        preview::Comparison::Same => {
+            let lines = preview_lines(&fresh);
+            verified
+                .rebased
+                .push(json!({"pointer": pointer, "path": path, "from": lines, "to": lines}));
+        }
+        preview::Comparison::Moved if !unchanged => {
+            verified
+                .rebased
+                .push(json!({"pointer": pointer, "path": path,
+                                         "from": preview_lines(&recorded["preview"]),
+                                         "to": preview_lines(&fresh)}));
+            verified.refreshed.push(pointer);
+        }
+        // `--repair` refreshes a line range whose anchors still hold (possibly remapped) from
+        // the current content: only the text written must agree.
+        preview::Comparison::Different
+            if !unchanged
+                && loaded.repair
+                && recorded["target"]["type"] == "line"
+                && preview::same_intent(&recorded["preview"], &fresh) =>
+        {
+            verified.refreshed.push(pointer);
+        }
+        preview::Comparison::Different if !unchanged => {
+            return Err(Error::new(
+                Code::PreconditionFailed,
+                format!("{label}: the text this operation captured when the changeset was built has changed"),
+            )
+            .detail("recorded_preview", recorded["preview"].clone())
+            .detail("current_preview", fresh)
+            .hint("Re-read the file and rebuild the changeset with `edit --json`."));
+        }
+        _ => {
+            return Err(tampered(format!(
+                "{label}: the preview does not match what the operation does on the unchanged files"
+            ))
+            .detail("recorded_preview", recorded["preview"].clone())
+            .detail("current_preview", fresh));
+        }
+    }
+    Ok(())
 }
