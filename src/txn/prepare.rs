@@ -11,7 +11,7 @@ use crate::error::{Code, Error, Result};
 use crate::lang::gate::{self, Rules};
 use crate::locate::lines::LineCounter;
 use crate::plan::splice::{self, Splice};
-use crate::plan::{Digest, OpKind, PathBase, Plan};
+use crate::plan::{Digest, Op, OpKind, PathBase, Plan};
 use crate::txn::resolve::{FileEdits, OpMatch, check_expected, resolve_file};
 use crate::txn::{Options, moves};
 use crate::workspace::Workspace;
@@ -144,61 +144,21 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options) -> Result<FileChange>
         OpKind::Create { content }
             if options.overwrite && snapshot::check_absent(&g.path).is_err() =>
         {
-            let before = snapshot::read_any(&g.path).map_err(located)?;
-            let after = Arc::new(content.clone().into_bytes());
-            let ranges = vec![(0..before.bytes.len(), 0..after.len())];
-            let mut replaced = change(
-                g.path.clone(),
-                Action::Modified,
-                Some(before),
-                Some(after),
-                Vec::new(),
-                Vec::new(),
-            );
-            replaced.ranges = ranges;
-            Ok(replaced)
+            overwritten(g, content).map_err(located)
         }
         OpKind::Create { content } => {
             snapshot::check_absent(&g.path).map_err(located)?;
             created(g, content.clone().into_bytes()).map_err(located)
         }
-        OpKind::Delete { expected } => {
-            let before = snapshot::read_any(&g.path).map_err(located)?;
-            check_expected(&before, *expected, &g.path, first).map_err(located)?;
-            Ok(change(
-                g.path.clone(),
-                Action::Deleted,
-                Some(before),
-                None,
-                Vec::new(),
-                Vec::new(),
-            ))
-        }
+        OpKind::Delete { expected } => deleted(g, first, *expected).map_err(located),
         OpKind::Move { .. } | OpKind::Mode { .. }
             if !g.ops.iter().any(|&i| edits(&plan.ops[i].kind)) =>
         {
             let before = snapshot::read_any(&g.path).map_err(located)?;
-            let mut unchanged = change(
-                g.path.clone(),
-                Action::Unchanged,
-                Some(before),
-                None,
-                Vec::new(),
-                Vec::new(),
-            );
-            unchanged.after_digest = unchanged.digest_before();
-            Ok(unchanged)
+            Ok(unchanged(g, before, Vec::new()))
         }
         OpKind::Block(_) if creates_file(plan, g) => {
-            let content: String = g
-                .ops
-                .iter()
-                .filter_map(|&i| match &plan.ops[i].kind {
-                    OpKind::Block(block) => Some(block.replace.as_str()),
-                    _ => None,
-                })
-                .collect();
-            created(g, content.into_bytes()).map_err(located)
+            created(g, block_content(plan, g).into_bytes()).map_err(located)
         }
         OpKind::Edit { .. }
         | OpKind::Targeted { .. }
@@ -209,6 +169,62 @@ fn prepare_file(plan: &Plan, g: &Group, options: &Options) -> Result<FileChange>
         | OpKind::Config { .. }
         | OpKind::Symbol(_) => prepare_edits(plan, g, located, options),
     }
+}
+
+/// An existing file replaced whole by a `create` with `overwrite`.
+fn overwritten(g: &Group, content: &str) -> Result<FileChange> {
+    let before = snapshot::read_any(&g.path)?;
+    let after = Arc::new(content.to_owned().into_bytes());
+    let ranges = vec![(0..before.bytes.len(), 0..after.len())];
+    let mut replaced = change(
+        g.path.clone(),
+        Action::Modified,
+        Some(before),
+        Some(after),
+        Vec::new(),
+        Vec::new(),
+    );
+    replaced.ranges = ranges;
+    Ok(replaced)
+}
+
+/// A file deleted, when it still holds what `first` expected.
+fn deleted(g: &Group, first: &Op, expected: Option<Digest>) -> Result<FileChange> {
+    let before = snapshot::read_any(&g.path)?;
+    check_expected(&before, expected, &g.path, first)?;
+    Ok(change(
+        g.path.clone(),
+        Action::Deleted,
+        Some(before),
+        None,
+        Vec::new(),
+        Vec::new(),
+    ))
+}
+
+/// A file the plan leaves as it is (a move or mode change only, or edits that change nothing).
+fn unchanged(g: &Group, before: Snapshot, edits: Vec<EditReport>) -> FileChange {
+    let mut unchanged = change(
+        g.path.clone(),
+        Action::Unchanged,
+        Some(before),
+        None,
+        edits,
+        Vec::new(),
+    );
+    unchanged.after_digest = unchanged.digest_before();
+    unchanged
+}
+
+/// The content of a file created by blocks with empty searches: their replacements in order.
+fn block_content(plan: &Plan, g: &Group) -> String {
+    g.ops
+        .iter()
+        .filter_map(|&i| match &plan.ops[i].kind {
+            OpKind::Block(block) => Some(block.replace.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The `Restore` operation of the group, if it has one.
@@ -363,18 +379,7 @@ fn prepare_edits(
         source,
         structural,
     } = resolve_file(plan, &g.ops, &g.path, &before, options.exact)?;
-    let strict = plan.strict_conflicts();
-    let conflict = splice::order(&mut splices)
-        .map_err(|o| (o, "change overlapping text"))
-        .and_then(|()| match strict {
-            true => splice::touching(&splices)
-                .and_then(|()| splice::anchored(&splices, &anchors(&matches)))
-                .map_err(|o| (o, TOUCHING)),
-            false => Ok(()),
-        });
-    if let Err((overlap, what)) = conflict {
-        return Err(overlap_error(plan, overlap, &g.path, what));
-    }
+    refuse_conflicts(plan, &mut splices, &matches, &g.path)?;
     let after = splice::apply(&before.bytes, &splices);
     let edits = reports(plan, &matches, &splices, &before.bytes, &after);
     let ranges: Vec<_> = splices
@@ -383,16 +388,7 @@ fn prepare_edits(
         .zip(splice::output_ranges(&splices))
         .collect();
     if after == *before.bytes {
-        let mut unchanged = change(
-            g.path.clone(),
-            Action::Unchanged,
-            Some(before),
-            None,
-            edits,
-            Vec::new(),
-        );
-        unchanged.after_digest = unchanged.digest_before();
-        return Ok(unchanged);
+        return Ok(unchanged(g, before, edits));
     }
     config_result(plan, g, &after)?;
     // Building only (`edit --json`): the final parse of files with structure targets is the
@@ -423,6 +419,29 @@ fn prepare_edits(
     modified.ranges = ranges;
     modified.syntax = Some(syntax);
     Ok(modified)
+}
+
+/// Orders the splices and refuses overlapping ones; with strict conflicts, also insertions
+/// at a rewrite's edge, whether where their text lands or the boundary they are tied to.
+fn refuse_conflicts(
+    plan: &Plan,
+    splices: &mut [Splice],
+    matches: &[OpMatch],
+    path: &TargetPath,
+) -> Result<()> {
+    let strict = plan.strict_conflicts();
+    let conflict = splice::order(splices)
+        .map_err(|o| (o, "change overlapping text"))
+        .and_then(|()| match strict {
+            true => splice::touching(splices)
+                .and_then(|()| splice::anchored(splices, &anchors(matches)))
+                .map_err(|o| (o, TOUCHING)),
+            false => Ok(()),
+        });
+    match conflict {
+        Err((overlap, what)) => Err(overlap_error(plan, overlap, path, what)),
+        Ok(()) => Ok(()),
+    }
 }
 
 const TOUCHING: &str = "conflict: an insertion touches the edge of a rewrite";

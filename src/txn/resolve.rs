@@ -10,7 +10,8 @@ use crate::locate::lines::FileText;
 use crate::locate::text::{self, EditContext};
 use crate::locate::{anchor, ladder, node};
 use crate::plan::splice::Splice;
-use crate::plan::{Digest, NodeOp, Op, OpKind, Plan, Target};
+use crate::plan::symbol::SymbolEdit;
+use crate::plan::{ConfigOp, Digest, NodeOp, Op, OpKind, Plan, Target};
 use crate::workspace::path::TargetPath;
 use crate::workspace::snapshot::Snapshot;
 
@@ -90,6 +91,39 @@ pub fn resolve_file(
     }
 }
 
+/// One operation being resolved, and what its errors carry: its label, pointer, path and
+/// input line.
+struct Resolving<'a> {
+    op: &'a Op,
+    i: usize,
+    label: String,
+    path: &'a TargetPath,
+    before: &'a Snapshot,
+}
+
+impl Resolving<'_> {
+    /// `e` with the operation's pointer, path and input line.
+    fn located(&self, e: Error) -> Error {
+        let e = e
+            .detail("pointer", self.op.origin.pointer())
+            .detail("path", self.path.rel.as_str());
+        match self.op.origin.input_line {
+            Some(line) => e.detail("input_line", line),
+            None => e,
+        }
+    }
+
+    /// `e` prefixed with the operation's label, and located.
+    fn at(&self, e: Error) -> Error {
+        self.located(e.at(&self.label))
+    }
+
+    /// Refuses a file changed since the operation's evidence was read.
+    fn check_expected(&self, expected: Option<Digest>) -> Result<()> {
+        check_expected(self.before, expected, self.path, self.op).map_err(|e| self.at(e))
+    }
+}
+
 /// Resolves one operation into `out`.
 fn resolve_op(
     plan: &Plan,
@@ -100,29 +134,25 @@ fn resolve_op(
     file: &FileText<'_>,
     out: &mut FileEdits,
 ) -> Result<()> {
-    let text = file.text;
     let op = &plan.ops[i];
-    let label = op.origin.label();
-    let located = |e: Error| {
-        let e = e
-            .detail("pointer", op.origin.pointer())
-            .detail("path", path.rel.as_str());
-        match op.origin.input_line {
-            Some(line) => e.detail("input_line", line),
-            None => e,
-        }
+    let r = Resolving {
+        op,
+        i,
+        label: op.origin.label(),
+        path,
+        before,
     };
     match &op.kind {
         OpKind::Edit { edit, expected } => {
-            check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
+            r.check_expected(*expected)?;
             let ctx = EditContext {
                 path: &path.rel,
-                label: &label,
+                label: &r.label,
                 op: i,
                 digest: before.digest,
                 endings: &file.endings,
             };
-            let resolved = text::resolve(edit, text, &ctx).map_err(located)?;
+            let resolved = text::resolve(edit, file.text, &ctx).map_err(|e| r.located(e))?;
             out.matches.push(matched(i, resolved.matched_by));
             out.splices.extend(resolved.splices);
         }
@@ -132,43 +162,25 @@ fn resolve_op(
             expected,
             repair,
         } => {
-            check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
-            action
-                .check(target)
-                .map_err(|m| located(Error::new(Code::PlanMalformed, format!("{label}: {m}"))))?;
-            let (splices, how) = targeted(out, target, action, *repair, path, text, i)
-                .map_err(|e| located(e.at(&label)))?;
+            r.check_expected(*expected)?;
+            action.check(target).map_err(|m| {
+                r.located(Error::new(Code::PlanMalformed, format!("{}: {m}", r.label)))
+            })?;
+            let (splices, how) =
+                targeted(out, target, action, *repair, path, file.text, i).map_err(|e| r.at(e))?;
             out.splices.extend(splices);
             out.matches.push(how);
         }
         OpKind::Block(block) => {
-            let resolved = ladder::resolve(block, file, &path.rel, i, &label, before.digest, exact)
-                .map_err(located)?;
+            let resolved =
+                ladder::resolve(block, file, &path.rel, i, &r.label, before.digest, exact)
+                    .map_err(|e| r.located(e))?;
             out.matches.push(matched(i, resolved.matched_by));
             out.splices.extend(resolved.splices);
         }
-        OpKind::Symbol(edit) => {
-            check_expected(before, edit.expected, path, op).map_err(|e| located(e.at(&label)))?;
-            out.structural = true;
-            let source = source_tree(&mut out.source, path, text.as_bytes())?;
-            let resolved = crate::lang::symbols::edit::resolve_in(edit, source, &path.rel, text, i)
-                .map_err(|e| located(e.at(&label)))?;
-            let mut how = matched(i, edit.op.name());
-            how.target = Some(resolved.target);
-            out.matches.push(how);
-            out.splices.extend(resolved.splice);
-        }
+        OpKind::Symbol(edit) => resolve_symbol(&r, edit, file.text, out)?,
         OpKind::Config { config, expected } => {
-            check_expected(before, *expected, path, op).map_err(|e| located(e.at(&label)))?;
-            let splices = crate::locate::config::splices(&path.rel, text, config, i)
-                .map_err(|e| located(e.at(&label)))?;
-            // The config layer parses its result itself (JSONC tolerantly): the gate only
-            // must not see new errors in files tree-sitter reads with errors (trailing commas).
-            out.structural |= !crate::locate::config::tolerant(&path.rel);
-            let mut how = matched(i, "config_path");
-            how.target = Some(config.path.clone());
-            out.matches.push(how);
-            out.splices.extend(splices);
+            resolve_config(&r, config, *expected, file.text, out)?
         }
         OpKind::Create { .. }
         | OpKind::Delete { .. }
@@ -179,6 +191,47 @@ fn resolve_op(
     Ok(())
 }
 
+/// A symbol edit (a structure named by its symbol): parses the file and records the symbol.
+fn resolve_symbol(
+    r: &Resolving<'_>,
+    edit: &SymbolEdit,
+    text: &str,
+    out: &mut FileEdits,
+) -> Result<()> {
+    r.check_expected(edit.expected)?;
+    out.structural = true;
+    let source = source_tree(&mut out.source, r.path, text.as_bytes())?;
+    let resolved = crate::lang::symbols::edit::resolve_in(edit, source, &r.path.rel, text, r.i)
+        .map_err(|e| r.at(e))?;
+    let mut how = matched(r.i, edit.op.name());
+    how.target = Some(resolved.target);
+    out.matches.push(how);
+    out.splices.extend(resolved.splice);
+    Ok(())
+}
+
+/// A config edit (a key path in JSON, TOML or YAML), recorded by its path.
+fn resolve_config(
+    r: &Resolving<'_>,
+    config: &ConfigOp,
+    expected: Option<Digest>,
+    text: &str,
+    out: &mut FileEdits,
+) -> Result<()> {
+    r.check_expected(expected)?;
+    let splices =
+        crate::locate::config::splices(&r.path.rel, text, config, r.i).map_err(|e| r.at(e))?;
+    // The config layer parses its result itself (JSONC tolerantly): the gate only
+    // must not see new errors in files tree-sitter reads with errors (trailing commas).
+    out.structural |= !crate::locate::config::tolerant(&r.path.rel);
+    let mut how = matched(r.i, "config_path");
+    how.target = Some(config.path.clone());
+    out.matches.push(how);
+    out.splices.extend(splices);
+    Ok(())
+}
+
+/// Resolves a line, file-boundary or structure target.
 fn targeted(
     out: &mut FileEdits,
     target: &Target,
@@ -196,60 +249,78 @@ fn targeted(
             how.anchor = r.anchor;
             Ok((r.splices, how))
         }
-        Target::FileStart | Target::FileEnd => {
-            let payload = match action {
-                NodeOp::Insert(payload) => payload.clone(),
-                NodeOp::MoveIn(m) => node::moved_text(m)?,
-                _ => {
-                    return Err(Error::new(
-                        Code::PlanMalformed,
-                        "file boundaries take `insert`",
-                    ));
-                }
-            };
-            let at = match target {
-                Target::FileStart if text.starts_with('\u{feff}') => 3,
-                Target::FileStart => 0,
-                _ => text.len(),
-            };
-            let name = if at == text.len() && at > 0 {
-                "file_end"
-            } else {
-                "file_start"
-            };
-            Ok((
-                vec![Splice {
-                    range: at..at,
-                    text: payload,
-                    op: i,
-                }],
-                matched(i, name),
-            ))
-        }
-        _ => {
-            out.structural = true;
-            let source = source_tree(&mut out.source, path, text.as_bytes())?;
-            let (item, how_found) = node::find(&source.items, target, text, &path.rel)?;
-            let extent = item.extent(&source.tree, text.as_bytes());
-            let (splice, regex_replacements) = node::splice(item, extent.clone(), action, text, i)?;
-            let mut how = matched(i, how_found);
-            how.anchor = match action {
-                NodeOp::InsertBefore(_) => Some(extent.start),
-                NodeOp::InsertAfter(_) => Some(extent.end),
-                NodeOp::MoveIn(m) => Some(if m.after { extent.end } else { extent.start }),
-                _ => None,
-            };
-            how.regex_replacements = regex_replacements;
-            how.target = Some(item.qualified_name.clone());
-            how.node = Some(NodeFacts {
-                kind: item.kind.clone(),
-                identity: item.identity(text.as_bytes()),
-                hash: item.hash(text.as_bytes()),
-                span: item.span.clone(),
-            });
-            Ok((vec![splice], how))
-        }
+        Target::FileStart | Target::FileEnd => file_boundary(target, action, text, i),
+        _ => structure(out, target, action, path, text, i),
     }
+}
+
+/// An insertion (or a move) at the file's start, after any byte-order mark, or at its end.
+fn file_boundary(
+    target: &Target,
+    action: &NodeOp,
+    text: &str,
+    i: usize,
+) -> Result<(Vec<Splice>, OpMatch)> {
+    let payload = match action {
+        NodeOp::Insert(payload) => payload.clone(),
+        NodeOp::MoveIn(m) => node::moved_text(m)?,
+        _ => {
+            return Err(Error::new(
+                Code::PlanMalformed,
+                "file boundaries take `insert`",
+            ));
+        }
+    };
+    let at = match target {
+        Target::FileStart if text.starts_with('\u{feff}') => 3,
+        Target::FileStart => 0,
+        _ => text.len(),
+    };
+    let name = if at == text.len() && at > 0 {
+        "file_end"
+    } else {
+        "file_start"
+    };
+    Ok((
+        vec![Splice {
+            range: at..at,
+            text: payload,
+            op: i,
+        }],
+        matched(i, name),
+    ))
+}
+
+/// A structure target: parses the file, finds the structure and records what it resolved to.
+fn structure(
+    out: &mut FileEdits,
+    target: &Target,
+    action: &NodeOp,
+    path: &TargetPath,
+    text: &str,
+    i: usize,
+) -> Result<(Vec<Splice>, OpMatch)> {
+    out.structural = true;
+    let source = source_tree(&mut out.source, path, text.as_bytes())?;
+    let (item, how_found) = node::find(&source.items, target, text, &path.rel)?;
+    let extent = item.extent(&source.tree, text.as_bytes());
+    let (splice, regex_replacements) = node::splice(item, extent.clone(), action, text, i)?;
+    let mut how = matched(i, how_found);
+    how.anchor = match action {
+        NodeOp::InsertBefore(_) => Some(extent.start),
+        NodeOp::InsertAfter(_) => Some(extent.end),
+        NodeOp::MoveIn(m) => Some(if m.after { extent.end } else { extent.start }),
+        _ => None,
+    };
+    how.regex_replacements = regex_replacements;
+    how.target = Some(item.qualified_name.clone());
+    how.node = Some(NodeFacts {
+        kind: item.kind.clone(),
+        identity: item.identity(text.as_bytes()),
+        hash: item.hash(text.as_bytes()),
+        span: item.span.clone(),
+    });
+    Ok((vec![splice], how))
 }
 
 /// The file's parse, made on first use; a source that does not parse refuses structure targets.
