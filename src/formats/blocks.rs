@@ -82,48 +82,17 @@ pub fn parse(input: &str) -> Result<Plan> {
             Kind::Head => {
                 let (dividers, tail) = block_bounds(&lines, &kinds, i)?;
                 let above = &lines[last.map_or(0, |(_, tail)| tail + 1)..i];
-                let path = match filename(above).or_else(|| current.clone()) {
-                    Some(path) => path,
-                    None => {
-                        return Err(malformed(i, "the block has no file path")
-                            .detail("block", ops.len())
-                            .hint("Put the file path alone on the line before the opening fence (or before `<<<<<<< SEARCH`)."));
-                    }
+                let path = filename(above)
+                    .or_else(|| current.clone())
+                    .ok_or_else(|| no_path(i, ops.len()))?;
+                let block = Span {
+                    lines: &lines,
+                    head: i,
+                    dividers: &dividers,
+                    tail,
                 };
-                current = Some(path.clone());
-                let side = |d: usize| (lines[i + 1..d].concat(), lines[d + 1..tail].concat());
-                let readings: Vec<(String, String)> =
-                    dividers[1..].iter().map(|&d| side(d)).collect();
-                let pieces = match readings.is_empty() {
-                    true => {
-                        elided_pieces(&lines[i + 1..dividers[0]], &lines[dividers[0] + 1..tail])
-                    }
-                    false => {
-                        let (search, replace) = side(dividers[0]);
-                        vec![(search, replace, Vec::new())]
-                    }
-                };
-                for (search, replace, anchors) in pieces {
-                    ops.push(Op {
-                        path: PathSpec {
-                            raw: path.clone(),
-                            base: PathBase::Root,
-                        },
-                        origin: Origin {
-                            list: "blocks",
-                            index: ops.len(),
-                            input_line: Some(i + 1),
-                            parent: None,
-                        },
-                        kind: OpKind::Block(Block {
-                            search,
-                            replace,
-                            readings: readings.clone(),
-                            anchors,
-                            ..Block::default()
-                        }),
-                    });
-                }
+                block.push_ops(&path, &mut ops);
+                current = Some(path);
                 last = Some((i, tail));
                 i = tail + 1;
             }
@@ -139,6 +108,78 @@ pub fn parse(input: &str) -> Result<Plan> {
         ops,
         ..Plan::default()
     })
+}
+
+/// The refusal of a block that neither names a file nor follows one that did.
+fn no_path(index: usize, block: usize) -> Error {
+    malformed(index, "the block has no file path")
+        .detail("block", block)
+        .hint("Put the file path alone on the line before the opening fence (or before `<<<<<<< SEARCH`).")
+}
+
+/// One block's lines: its `<<<<<<< SEARCH` head, its `=======` dividers and its tail.
+struct Span<'a> {
+    lines: &'a [&'a str],
+    head: usize,
+    dividers: &'a [usize],
+    tail: usize,
+}
+
+impl Span<'_> {
+    /// The SEARCH and REPLACE text on either side of the divider at `d`.
+    fn side(&self, d: usize) -> (String, String) {
+        let lines = self.lines;
+        (
+            lines[self.head + 1..d].concat(),
+            lines[d + 1..self.tail].concat(),
+        )
+    }
+
+    /// Appends the block's operations: one, or one per piece of an elided block.
+    fn push_ops(&self, path: &str, ops: &mut Vec<Op>) {
+        let readings: Vec<(String, String)> =
+            self.dividers[1..].iter().map(|&d| self.side(d)).collect();
+        let pieces = match readings.is_empty() {
+            true => {
+                let first = self.dividers[0];
+                elided_pieces(
+                    &self.lines[self.head + 1..first],
+                    &self.lines[first + 1..self.tail],
+                )
+            }
+            false => {
+                let (search, replace) = self.side(self.dividers[0]);
+                vec![(search, replace, Vec::new())]
+            }
+        };
+        for (search, replace, anchors) in pieces {
+            let kind = OpKind::Block(Block {
+                search,
+                replace,
+                readings: readings.clone(),
+                anchors,
+                ..Block::default()
+            });
+            ops.push(self.op(path, ops.len(), kind));
+        }
+    }
+
+    /// One operation of this block, numbered `index` in the plan.
+    fn op(&self, path: &str, index: usize, kind: OpKind) -> Op {
+        Op {
+            path: PathSpec {
+                raw: path.to_owned(),
+                base: PathBase::Root,
+            },
+            origin: Origin {
+                list: "blocks",
+                index,
+                input_line: Some(self.head + 1),
+                parent: None,
+            },
+            kind,
+        }
+    }
 }
 
 /// Aider's `...` elision: when SEARCH and REPLACE both contain elision lines (see
