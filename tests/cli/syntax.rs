@@ -571,3 +571,40 @@ fn every_text_edit_is_gated_whatever_the_old_budget_says() {
     ]);
     assert_eq!((rc, code(&doc)), (1, "parse_failure"));
 }
+
+/// The identity `read` prints for a structure: sha256 of kind, qualified name and text.
+fn identity(kind: &str, name: &str, text: &str) -> String {
+    sha256_hex(format!("{kind}\n{name}\n{text}").as_bytes())[..16].to_owned()
+}
+
+#[test]
+fn read_text_output_is_byte_exact_for_outlines_and_symbols() {
+    let repo = py_repo();
+    let header = format!("## m.py  sha256:{}\n", sha256_hex(PY.as_bytes()));
+    let b_run = identity(
+        "function_definition",
+        "B.run",
+        "def run(self):\n        return 2",
+    );
+    let out = repo.run(&["read", "m.py", "--symbol", "B.run", "--context", "1"]);
+    let expected = format!(
+        "{header}# node --at {b_run}  function_definition B.run [10-11]\n\
+         # context before\n{}|class B:\n# symbol\n{}|    def run(self):\n{}|        return 2\n\
+         # context after\n{}|\n",
+        anchor(9, "class B:"),
+        anchor(10, "    def run(self):"),
+        anchor(11, "        return 2"),
+        anchor(12, ""),
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+
+    let out = repo.run(&["read", "m.py"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], header.trim_end());
+    assert_eq!(
+        lines[4],
+        format!("  {b_run} function_definition B.run [10-11]")
+    );
+    assert_eq!(lines.len(), 6, "{text}");
+}
