@@ -41,6 +41,26 @@ pub struct CompiledOp {
     pub renames: bool,
 }
 
+/// Every operation type a request may name (targeted edits, then the moves).
+pub const OPERATIONS: &[&str] = &[
+    "replace",
+    "set_line",
+    "replace_lines",
+    "replace_range",
+    "delete",
+    "insert_before",
+    "insert_after",
+    "insert_after_line",
+    "line_insert_after",
+    "insert",
+    "scoped_regex",
+    "move_before",
+    "move_after",
+    "move_to_before",
+    "move_to_after",
+    "move",
+];
+
 /// `replace`, `set_line`, `replace_lines`, `replace_range`: `new_text` only.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
