@@ -61,6 +61,19 @@ pub const OPERATIONS: &[&str] = &[
     "move",
 ];
 
+impl CompiledOp {
+    /// One plan operation on `file` that moves nothing.
+    fn edit(file: &str, kind: OpKind, target: Value, op: Value) -> Self {
+        Self {
+            kinds: vec![(file.to_owned(), kind)],
+            target,
+            op,
+            moves: false,
+            renames: false,
+        }
+    }
+}
+
 /// `replace`, `set_line`, `replace_lines`, `replace_range`: `new_text` only.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -210,13 +223,7 @@ fn targeted(
         expected: target.file_hash,
         repair: ctx.repair,
     };
-    Ok(CompiledOp {
-        kinds: vec![(file.to_owned(), kind)],
-        target: target.json,
-        op: value.clone(),
-        moves: false,
-        renames: false,
-    })
+    Ok(CompiledOp::edit(file, kind, target.json, value.clone()))
 }
 
 /// A config operation (`target: {"type": "config_path", …}`), checked by the config layer.
@@ -227,13 +234,7 @@ pub fn config(target: &Value, op: &Value, file: &str, at: &Located) -> Result<Co
             .detail("pointer", at.at.as_str())
             .detail("request_pointers", vec![at.owner.clone()])
     })?;
-    Ok(CompiledOp {
-        kinds: vec![(file.to_owned(), kind)],
-        target: target.clone(),
-        op: op.clone(),
-        moves: false,
-        renames: false,
-    })
+    Ok(CompiledOp::edit(file, kind, target.clone(), op.clone()))
 }
 
 /// `move {to}` on a `file` target: a rename that never replaces a file (chains excepted).
