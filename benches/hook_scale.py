@@ -17,8 +17,8 @@ import sys
 import time
 
 PERF = os.environ.get("PERF", os.path.join(os.environ.get("TMPDIR", "/tmp"), "identedit-bench"))
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/git-identedit")
-RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 21
+BIN = os.path.abspath("target/release/git-identedit")
+RUNS = 21
 
 
 def timed(cmd, cwd, prepare=None):
@@ -32,7 +32,11 @@ def timed(cmd, cwd, prepare=None):
     return statistics.median(xs)
 
 
-def hook_row():
+def hook_times(runs=None):
+    """(hook ms, `git diff --cached --quiet` ms, files) with one staged file in the synth repo."""
+    global RUNS
+    if runs:
+        RUNS = runs
     repo = os.path.join(PERF, "corpus", "synth")
     path = os.path.join(repo, "pkg05", "mod50", "f50.py")
     with open(path, "rb") as f:
@@ -48,6 +52,11 @@ def hook_row():
             f.write(pristine)
         subprocess.run(["git", "add", path], cwd=repo, check=True)
     files = len(subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True).stdout.splitlines())
+    return hook, diff, files
+
+
+def hook_row():
+    hook, diff, files = hook_times()
     print(f"hook pre-commit, 1 staged of {files} files  {hook:7.2f} ms")
     print(f"git diff --cached --quiet, same repo      {diff:7.2f} ms  ({'ok' if hook <= diff else 'OVER'})")
 
@@ -75,6 +84,11 @@ def edit_row(name):
 
 
 def main():
+    global BIN, RUNS
+    if len(sys.argv) > 1:
+        BIN = os.path.abspath(sys.argv[1])
+    if len(sys.argv) > 2:
+        RUNS = int(sys.argv[2])
     print(f"{BIN}, {RUNS} runs, medians")
     version = timed([BIN, "--version"], ".")
     print(f"--version                                {version:7.2f} ms  ({'ok' if version < 5 else 'OVER'} < 5 ms)")
