@@ -45,6 +45,7 @@ impl WriteFlags {
             exact: false,
             overwrite: false,
             build_only: false,
+            pinned: false,
         }
     }
 }

@@ -75,7 +75,8 @@ pub fn route(
     }
 }
 
-/// `apply CHANGESET [--repair]`: prove (dry run), compare the previews, commit pinned.
+/// `apply CHANGESET [--repair]`: one pass of the engine proves it (the previews compared on
+/// what the preflight resolved) and commits it pinned to the bytes it was proven on.
 fn apply(
     ws: &Workspace,
     doc: Map<String, Value>,
@@ -86,31 +87,43 @@ fn apply(
     loaded.compiled.plan.label = args.write.task.clone();
     loaded.compiled.plan.allow_signature_change |= args.allow_signature_change;
     entries::check_entries(ws, &loaded.compiled, PathBase::Root)?;
-    let plan = &loaded.compiled.plan;
-    let options = args.write.options();
-    let dry = Options {
-        dry_run: true,
-        ..options
+    let options = Options {
+        pinned: true,
+        ..args.write.options()
     };
-    // The proof only establishes what the changeset does (a tampered one is caught first);
-    // the API guard decides at the commit below.
-    let proving = Plan {
-        allow_signature_change: true,
-        ..plan.clone()
+    let mut proof = Previews {
+        loaded: &loaded,
+        verified: None,
     };
-    let proven = txn::execute(ws, &proving, dry)
-        .map_err(|e| changed_since_built(ws, &loaded.doc, located(ws, plan, e)))?;
-    let verified = report::changeset::verify(&loaded, &proven)?;
-    let pinned = txn::pin(ws, plan, &proven.files);
     let written = super::write::Written {
         command: "apply",
         input: input.to_vec(),
-        rebased: verified.rebased.clone(),
+        rebased: Vec::new(),
+        proof: Some(&mut proof),
     };
-    let (mut report, recovered) = super::write::run_with(ws, &pinned, written, options, args.write)
-        .map_err(|e| located(ws, plan, e))?;
-    add_verification(&mut report, &loaded, &verified);
+    let plan = &loaded.compiled.plan;
+    let (mut report, recovered) = super::write::run_with(ws, plan, written, options, args.write)
+        .map_err(|e| changed_since_built(ws, &loaded.doc, located(ws, plan, e)))?;
+    if let Some(verified) = &proof.verified {
+        add_verification(&mut report, &loaded, verified);
+    }
     Ok((report, recovered))
+}
+
+/// The proof of a changeset: every preview rebuilt from the preflight and compared with the
+/// recorded one (a tampered changeset is refused before the API guard decides).
+struct Previews<'l> {
+    loaded: &'l Loaded,
+    verified: Option<report::changeset::Verified>,
+}
+
+impl super::write::Proof for Previews<'_> {
+    fn prove(&mut self, files: &[crate::change::FileChange]) -> Result<Vec<Value>> {
+        let verified = report::changeset::verify(self.loaded, files)?;
+        let rebased = verified.rebased.clone();
+        self.verified = Some(verified);
+        Ok(rebased)
+    }
 }
 
 /// A target the changeset resolved that is gone from a file whose bytes changed since the

@@ -8,8 +8,8 @@
 use serde_json::{Value, json};
 
 use super::flags::WriteFlags;
-use crate::change::Action;
-use crate::error::Result;
+use crate::change::{Action, FileChange};
+use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::receipt::AppliedTo;
 use crate::receipt::record::{Intent, Recorder};
@@ -30,6 +30,7 @@ pub fn run(
         command,
         input,
         rebased: Vec::new(),
+        proof: None,
     };
     run_with(ws, plan, written, options, flags)
 }
@@ -40,6 +41,86 @@ pub struct Written<'c> {
     pub command: &'c str,
     pub input: Vec<u8>,
     pub rebased: Vec<Value>,
+    /// Checked on the engine's preflight, in the same pass that then commits.
+    pub proof: Option<&'c mut dyn Proof>,
+}
+
+/// A check of what the engine's preflight resolved, run inside its one pass before the locks
+/// (`apply` of a changeset compares its previews): an error refuses the plan; what it returns
+/// are the operations it found rebased, for the receipt.
+pub trait Proof {
+    fn prove(&mut self, files: &[FileChange]) -> Result<Vec<Value>>;
+}
+
+/// What the engine reports to while it runs: the proof (if any), and the ledger when
+/// recording. The recorder (and with it the repository) is opened only once the engine is
+/// about to publish: a refusal never opens the repository.
+struct Watch<'w, 'p> {
+    proof: Option<&'p mut dyn Proof>,
+    ws: &'w Workspace,
+    ledger: Ledger,
+    /// What the proof found rebased.
+    rebased: Vec<Value>,
+    api_changes: Vec<crate::lang::api::ApiChange>,
+}
+
+enum Ledger {
+    Off,
+    /// Recording, once there is something to publish.
+    Pending(Box<Intent>),
+    Open(Box<Recorder>),
+}
+
+impl<'w, 'p> Watch<'w, 'p> {
+    fn new(ws: &'w Workspace, proof: Option<&'p mut dyn Proof>, intent: Option<Intent>) -> Self {
+        Self {
+            proof,
+            ws,
+            ledger: intent.map_or(Ledger::Off, |i| Ledger::Pending(Box::new(i))),
+            rebased: Vec::new(),
+            api_changes: Vec::new(),
+        }
+    }
+
+    fn recorder(&self) -> Option<&Recorder> {
+        match &self.ledger {
+            Ledger::Open(recorder) => Some(recorder),
+            _ => None,
+        }
+    }
+}
+
+impl txn::Observer for Watch<'_, '_> {
+    fn proven(&mut self, files: &[FileChange]) -> Result<()> {
+        if let Some(proof) = self.proof.as_deref_mut() {
+            self.rebased = proof.prove(files)?;
+        }
+        Ok(())
+    }
+
+    fn api_changes(&mut self, changes: &[crate::lang::api::ApiChange]) {
+        self.api_changes = changes.to_vec();
+    }
+
+    fn before_publish(&mut self, files: &[FileChange]) -> Result<()> {
+        let Ledger::Pending(intent) = std::mem::replace(&mut self.ledger, Ledger::Off) else {
+            return Ok(());
+        };
+        let mut intent = *intent;
+        intent.rebased.extend(self.rebased.iter().cloned());
+        let mut recorder = Recorder::open(self.ws, intent)?;
+        recorder.api_changes(&self.api_changes);
+        let ready = recorder.before_publish(files);
+        self.ledger = Ledger::Open(Box::new(recorder));
+        ready
+    }
+
+    fn after_publish(&mut self, files: &[FileChange], published: Result<(), &Error>) -> Result<()> {
+        match &mut self.ledger {
+            Ledger::Open(recorder) => recorder.after_publish(files, published),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// [`run`], with the operations a command rebased itself (a changeset's) for the receipt.
@@ -56,7 +137,10 @@ pub fn run_with(
     if let Some(label) = super::bundle_label(flags.task.as_deref(), flags.output_dir.as_deref()) {
         intent.label = label;
     }
-    let result = match run_intent(ws, plan, intent.clone(), options, flags) {
+    let proved = written.proof.is_some();
+    let result = match run_proved(ws, plan, intent.clone(), options, flags, written.proof) {
+        // A proof (a changeset) has its own rebase and repair.
+        Err(e) if proved => Err(e),
         Err(e) => match super::stale_anchor::rebase(ws, plan, &e) {
             Some((rebased, moved)) => {
                 intent.rebased.extend(moved.iter().cloned());
@@ -86,15 +170,27 @@ pub fn run_intent(
     options: txn::Options,
     flags: &WriteFlags,
 ) -> Result<(Report, Vec<Recovered>)> {
+    run_proved(ws, plan, intent, options, flags, None)
+}
+
+/// [`run_intent`] with a proof of the preflight.
+fn run_proved(
+    ws: &Workspace,
+    plan: &Plan,
+    intent: Intent,
+    options: txn::Options,
+    flags: &WriteFlags,
+    proof: Option<&mut dyn Proof>,
+) -> Result<(Report, Vec<Recovered>)> {
     if (flags.stage || flags.cached) && ws.repo.is_none() {
         return Err(crate::git::repo::not_a_repository(&ws.cwd));
     }
     let label = intent.label.clone();
     let input_sha256 = crate::plan::Digest::of(&intent.input).to_hex();
     let (mut report, recovered) = if flags.cached {
-        cached(ws, plan, intent, options, flags)?
+        cached(ws, plan, intent, options, (flags, proof))?
     } else {
-        work_tree(ws, plan, intent, options, flags)?
+        work_tree(ws, plan, intent, options, (flags, proof))?
     };
     // The plan as the receipt names it: its label and the sha256 of the recorded input.
     if let Some(Value::Object(named)) = report.json.get_mut("plan") {
@@ -132,29 +228,32 @@ fn receipt_line(receipt: Option<&Value>) -> String {
 fn work_tree(
     ws: &Workspace,
     plan: &Plan,
-    intent: Intent,
+    mut intent: Intent,
     options: txn::Options,
-    flags: &WriteFlags,
+    (flags, proof): (&WriteFlags, Option<&mut dyn Proof>),
 ) -> Result<(Report, Vec<Recovered>)> {
     let (outcome, receipt) = if ws.repo.is_none() {
-        let outcome = txn::execute(ws, plan, options)?;
+        let outcome =
+            txn::execute_observed(ws, plan, options, Some(&mut Watch::new(ws, proof, None)))?;
         let receipt = json!({"recorded": false, "reason": "not inside a git repository"});
         (outcome, receipt)
     } else if options.dry_run {
-        let outcome = txn::execute(ws, plan, options)?;
+        let mut watch = Watch::new(ws, proof, None);
+        let outcome = txn::execute_observed(ws, plan, options, Some(&mut watch))?;
+        intent.rebased.extend(watch.rebased);
+        let repo = crate::git::repo::open(ws)?;
         if flags.stage {
-            crate::git::index::check_matches(&crate::git::repo::open(ws)?, &outcome.files)?;
+            crate::git::index::check_matches(&repo, &outcome.files)?;
         }
-        let mut intent = intent;
         intent.acknowledged_api_changes =
             crate::receipt::record::acknowledged(&outcome.api_changes);
-        let would = crate::receipt::record::preview(ws, &intent, &outcome.files);
+        let would = crate::receipt::record::preview(&repo, ws, &intent, &outcome.files);
         let receipt = json!({"recorded": false, "reason": "dry run", "would_record": would});
         (outcome, receipt)
     } else {
-        let mut recorder = Recorder::open(ws, intent)?;
-        let outcome = txn::execute_observed(ws, plan, options, Some(&mut recorder))?;
-        let receipt = recorded_json(&recorder, &outcome);
+        let mut watch = Watch::new(ws, proof, Some(intent));
+        let outcome = txn::execute_observed(ws, plan, options, Some(&mut watch))?;
+        let receipt = recorded_json(watch.recorder(), &outcome);
         (outcome, receipt)
     };
     let mut report = report::outcome(plan, &outcome, flags.diff);
@@ -177,24 +276,27 @@ fn cached(
     plan: &Plan,
     mut intent: Intent,
     options: txn::Options,
-    flags: &WriteFlags,
+    (flags, proof): (&WriteFlags, Option<&mut dyn Proof>),
 ) -> Result<(Report, Vec<Recovered>)> {
     intent.applied_to = AppliedTo::Index;
-    let mut recorder = Recorder::open(ws, intent.clone())?;
-    let scratch = crate::git::cached::materialize(ws, recorder.repo(), plan)?;
-    let outcome = txn::execute(&scratch.ws, plan, options)?;
+    let repo = crate::git::repo::open(ws)?;
+    let scratch = crate::git::cached::materialize(ws, &repo, plan)?;
+    let mut watch = Watch::new(&scratch.ws, proof, None);
+    let outcome = txn::execute_observed(&scratch.ws, plan, options, Some(&mut watch))?;
+    intent.rebased.extend(watch.rebased);
     intent.acknowledged_api_changes = crate::receipt::record::acknowledged(&outcome.api_changes);
-    txn::Observer::api_changes(&mut recorder, &outcome.api_changes);
     let receipt = if outcome.dry_run {
-        let would = crate::receipt::record::preview(ws, &intent, &outcome.files);
+        let would = crate::receipt::record::preview(&repo, ws, &intent, &outcome.files);
         json!({"recorded": false, "reason": "dry run", "would_record": would})
     } else {
+        let mut recorder = Recorder::with_repo(repo, ws, intent);
+        txn::Observer::api_changes(&mut recorder, &outcome.api_changes);
         let changed = crate::git::cached::write_back(recorder.repo(), &outcome.files)?;
         if changed.is_empty() {
             json!({"recorded": false, "reason": "nothing changed"})
         } else {
             recorder.record_index(&outcome.files, changed)?;
-            recorded_json(&recorder, &outcome)
+            recorded_json(Some(&recorder), &outcome)
         }
     };
     drop(scratch);
@@ -204,8 +306,8 @@ fn cached(
     Ok((report, outcome.recovered))
 }
 
-fn recorded_json(recorder: &Recorder, outcome: &Outcome) -> Value {
-    match &recorder.recorded {
+fn recorded_json(recorder: Option<&Recorder>, outcome: &Outcome) -> Value {
+    match recorder.and_then(|r| r.recorded.as_ref()) {
         Some(recorded) => json!({
             "recorded": true,
             "commit": recorded.commit,

@@ -14,7 +14,9 @@ use crate::error::{Code, Error, Result};
 /// attributes, `core.autocrlf`, filters), through gix's filter pipeline.
 pub struct ToGit<'repo> {
     pipeline: gix::filter::Pipeline<'repo>,
-    index: gix::worktree::IndexPersistedOrInMemory,
+    /// The index attributes are looked up in; `None` when the caller keeps it
+    /// ([`ToGit::of`], then [`ToGit::convert_in`]).
+    index: Option<gix::worktree::IndexPersistedOrInMemory>,
 }
 
 impl<'repo> ToGit<'repo> {
@@ -22,41 +24,74 @@ impl<'repo> ToGit<'repo> {
         let (pipeline, index) = repo
             .filter_pipeline(None)
             .map_err(|e| git_error("loading the attributes", &e))?;
-        Ok(Self { pipeline, index })
+        Ok(Self {
+            pipeline,
+            index: Some(index),
+        })
     }
 
     /// [`ToGit::new`] on an index already read (attributes from the work tree, then the
     /// index), so a caller holding it does not read a large index twice.
     pub fn with_index(repo: &'repo gix::Repository, index: gix::index::File) -> Result<Self> {
+        let mut to_git = Self::of(repo, &index)?;
+        to_git.index = Some(gix::worktree::IndexPersistedOrInMemory::InMemory(index));
+        Ok(to_git)
+    }
+
+    /// The attributes of `index`, which the caller keeps and passes to [`ToGit::convert_in`].
+    pub fn of(repo: &'repo gix::Repository, index: &gix::index::File) -> Result<Self> {
         use gix::worktree::stack::state::attributes::Source;
         let cache = repo
-            .attributes_only(&index, Source::WorktreeThenIdMapping)
+            .attributes_only(index, Source::WorktreeThenIdMapping)
             .map_err(|e| git_error("loading the attributes", &e))?;
         let pipeline = gix::filter::Pipeline::new(repo, cache.detach())
             .map_err(|e| git_error("loading the attributes", &e))?;
-        let index = gix::worktree::IndexPersistedOrInMemory::InMemory(index);
-        Ok(Self { pipeline, index })
+        Ok(Self {
+            pipeline,
+            index: None,
+        })
     }
 
     /// `bytes` of the work-tree file `rel`, converted for the object database.
     pub fn convert(&mut self, rel: &str, bytes: &[u8]) -> Result<Vec<u8>> {
-        use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
-        use std::io::Read;
-        let failed = |e: &dyn std::error::Error| git_error(&format!("converting {rel}"), e);
-        let outcome = self
-            .pipeline
-            .convert_to_git(bytes, std::path::Path::new(rel), &self.index)
-            .map_err(|e| failed(&e))?;
-        Ok(match outcome {
-            ToGitOutcome::Unchanged(_) => bytes.to_vec(),
-            ToGitOutcome::Buffer(converted) => converted.to_vec(),
-            ToGitOutcome::Process(mut reader) => {
-                let mut out = Vec::new();
-                reader.read_to_end(&mut out).map_err(|e| failed(&e))?;
-                out
-            }
-        })
+        match &self.index {
+            Some(index) => convert(&mut self.pipeline, rel, bytes, index),
+            None => Err(Error::internal("no index to look attributes up in")),
+        }
     }
+
+    /// [`ToGit::convert`], looking attributes up in `index`.
+    pub fn convert_in(
+        &mut self,
+        rel: &str,
+        bytes: &[u8],
+        index: &gix::index::State,
+    ) -> Result<Vec<u8>> {
+        convert(&mut self.pipeline, rel, bytes, index)
+    }
+}
+
+fn convert(
+    pipeline: &mut gix::filter::Pipeline<'_>,
+    rel: &str,
+    bytes: &[u8],
+    index: &gix::index::State,
+) -> Result<Vec<u8>> {
+    use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+    use std::io::Read;
+    let failed = |e: &dyn std::error::Error| git_error(&format!("converting {rel}"), e);
+    let outcome = pipeline
+        .convert_to_git(bytes, std::path::Path::new(rel), index)
+        .map_err(|e| failed(&e))?;
+    Ok(match outcome {
+        ToGitOutcome::Unchanged(_) => bytes.to_vec(),
+        ToGitOutcome::Buffer(converted) => converted.to_vec(),
+        ToGitOutcome::Process(mut reader) => {
+            let mut out = Vec::new();
+            reader.read_to_end(&mut out).map_err(|e| failed(&e))?;
+            out
+        }
+    })
 }
 
 /// `index.lock`, taken before a publish and held until the staged index replaces the index
@@ -85,14 +120,17 @@ pub fn lock(repo: &gix::Repository) -> Result<IndexLock> {
     })
 }
 
-/// Stages every written file of `files` into the index held by `lock`, and puts the new index
-/// in place.
-pub fn stage_locked(repo: &gix::Repository, lock: IndexLock, files: &[FileChange]) -> Result<()> {
-    let written: Vec<&FileChange> = files
-        .iter()
-        .filter(|c| c.action != Action::Unchanged)
-        .collect();
-    let mut index = match repo.open_index() {
+/// `--stage`: `index.lock` and the index read once under it, to check a plan against before
+/// the publish ([`Staging::check`]) and to stage it in after ([`Staging::stage`]).
+pub struct Staging {
+    lock: IndexLock,
+    index: gix::index::File,
+}
+
+/// Takes `index.lock` (see [`lock`]) and reads the index.
+pub fn begin(repo: &gix::Repository) -> Result<Staging> {
+    let lock = lock(repo)?;
+    let index = match repo.open_index() {
         Ok(index) => index,
         Err(_) if !repo.index_path().exists() => gix::index::File::from_state(
             gix::index::State::new(repo.object_hash()),
@@ -100,24 +138,42 @@ pub fn stage_locked(repo: &gix::Repository, lock: IndexLock, files: &[FileChange
         ),
         Err(e) => return Err(git_error("reading the index", &e)),
     };
-    let mut to_git = ToGit::new(repo)?;
-    put(repo, &mut index, &written, Some(&mut to_git), |change| {
-        let meta = gix::index::fs::Metadata::from_path_no_follow(&change.path.abs)
-            .map_err(|e| Error::io(&format!("staging {}", change.path.rel), &e))?;
-        Ok(Stat::from_fs(&meta).unwrap_or_default())
-    })?;
-    let mut out = std::io::BufWriter::new(lock.0);
-    index
-        .write_to(&mut out, gix::index::write::Options::default())
-        .map_err(|e| git_error("writing the index", &e))?;
-    let lock = out
-        .into_inner()
-        .map_err(|e| Error::io("writing the index", e.error()))?;
-    crate::workspace::failpoint::io("rename", "index")
-        .map_err(|e| Error::io("writing the index", &e))?;
-    lock.commit()
-        .map(drop)
-        .map_err(|e| Error::io("putting the new index in place", &e.error))
+    Ok(Staging { lock, index })
+}
+
+impl Staging {
+    /// [`check_matches`] on the index read under the lock.
+    pub fn check(&self, repo: &gix::Repository, files: &[FileChange]) -> Result<()> {
+        let mut to_git = ToGit::of(repo, &self.index)?;
+        mismatches(repo, &self.index, &mut to_git, files)
+    }
+
+    /// Stages every written file of `files` and puts the new index in place.
+    pub fn stage(self, repo: &gix::Repository, files: &[FileChange]) -> Result<()> {
+        let Self { lock, mut index } = self;
+        let written: Vec<&FileChange> = files
+            .iter()
+            .filter(|c| c.action != Action::Unchanged)
+            .collect();
+        let mut to_git = ToGit::of(repo, &index)?;
+        put(repo, &mut index, &written, Some(&mut to_git), |change| {
+            let meta = gix::index::fs::Metadata::from_path_no_follow(&change.path.abs)
+                .map_err(|e| Error::io(&format!("staging {}", change.path.rel), &e))?;
+            Ok(Stat::from_fs(&meta).unwrap_or_default())
+        })?;
+        let mut out = std::io::BufWriter::new(lock.0);
+        index
+            .write_to(&mut out, gix::index::write::Options::default())
+            .map_err(|e| git_error("writing the index", &e))?;
+        let lock = out
+            .into_inner()
+            .map_err(|e| Error::io("writing the index", e.error()))?;
+        crate::workspace::failpoint::io("rename", "index")
+            .map_err(|e| Error::io("writing the index", &e))?;
+        lock.commit()
+            .map(drop)
+            .map_err(|e| Error::io("putting the new index in place", &e.error))
+    }
 }
 
 /// Refuses, as `git apply --index` does, a plan whose files do not match the index: a file to
@@ -127,7 +183,16 @@ pub fn check_matches(repo: &gix::Repository, files: &[FileChange]) -> Result<()>
     let index = repo
         .index_or_empty()
         .map_err(|e| git_error("reading the index", &e))?;
-    let mut to_git = ToGit::new(repo)?;
+    let mut to_git = ToGit::of(repo, &index)?;
+    mismatches(repo, &index, &mut to_git, files)
+}
+
+fn mismatches(
+    repo: &gix::Repository,
+    index: &gix::index::File,
+    to_git: &mut ToGit<'_>,
+    files: &[FileChange],
+) -> Result<()> {
     let mut problems = Vec::new();
     for change in files.iter().filter(|c| c.action != Action::Unchanged) {
         let rel = change.path.rel.as_str();
@@ -135,7 +200,7 @@ pub fn check_matches(repo: &gix::Repository, files: &[FileChange]) -> Result<()>
         let problem = match (&change.before, entry) {
             (Some(_), None) => Some("is not in the index"),
             (Some(before), Some(entry))
-                if super::ledger::blob_id(repo, &to_git.convert(rel, &before.bytes)?)
+                if super::ledger::blob_id(repo, &to_git.convert_in(rel, &before.bytes, index)?)
                     != Some(entry.id) =>
             {
                 Some("does not match the index (it has unstaged changes)")
@@ -177,14 +242,20 @@ pub(crate) fn put(
         .map(|c| c.path.rel.as_str())
         .collect();
     index.remove_entries(|_, path, _| deleted.contains(path.to_string().as_str()));
+    // Blobs first (attributes are looked up in the index as read), then the entries.
+    let mut ids = Vec::with_capacity(written.len());
     for change in written.iter().filter(|c| c.action != Action::Deleted) {
         let Some(after) = &change.after else { continue };
         let id = match to_git.as_deref_mut() {
-            Some(to_git) => {
-                super::ledger::write_blob(repo, &to_git.convert(&change.path.rel, after)?)?
-            }
+            Some(to_git) => super::ledger::write_blob(
+                repo,
+                &to_git.convert_in(&change.path.rel, after, index)?,
+            )?,
             None => super::ledger::write_blob(repo, after)?,
         };
+        ids.push((*change, id));
+    }
+    for (change, id) in ids {
         let stat = stat(change)?;
         let executable = change
             .new_permissions

@@ -153,10 +153,12 @@ pub struct FileRecord {
 /// engine says it wrote.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Observed {
-    /// How: `stat_scan` (the plan's directories, listed before and after under the locks, and
-    /// every plan file hashed again after the publish), or `none` (dry runs, failed writes).
+    /// How: `stat` (the stat data of the plan's paths before and after the publish, under
+    /// the locks), `stat_scan` (receipts of earlier versions: the plan's directories listed, its
+    /// files hashed again), `index`, or `none` (dry runs).
     pub method: String,
-    /// The directories the scan covered, relative to the root (`""` is the root).
+    /// What the observation covered, relative to the root: the plan's paths (`stat`), the
+    /// directories listed (`stat_scan`, `""` is the root).
     pub scope: Vec<String>,
     /// Every file whose bytes or presence changed, sorted.
     pub changed_files: Vec<String>,

@@ -1,15 +1,15 @@
 //! Observing the work tree around a publish, without trusting the engine.
 //!
-//! The cheapest observation that still catches a racing writer: the directories that hold the
-//! plan's files are listed (one `readdir` and one `lstat` per entry) just before and just after
-//! the publish, under the plan's locks, and every entry whose stat data moved (size, mtime,
-//! ctime, inode, mode) or that appeared or vanished is a changed file. The plan's own files are
-//! then hashed again from disk and compared with what the engine says it published. The cost
-//! grows with the size of those directories, never with the repository.
+//! Cost follows the edit: the plan's own paths are `lstat`ed just before and just after the
+//! publish, under the plan's locks (no directory is listed, no file read again), and every path
+//! whose stat data moved (size, mtime, ctime, inode, mode) or that appeared or vanished is a
+//! changed file. A plan file is what the engine published when its stat data say so: absent
+//! when deleted, else present, moved since before the publish and of the published length
+//! (a publish renames a new file into place, so a file left as it was keeps its stat data).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::Observed;
 use crate::change::{Action, FileChange};
@@ -55,47 +55,25 @@ impl Scan {
     }
 }
 
-/// The directories (relative to the root, `/`-separated) a plan's files live in.
+/// The root-relative paths the plan writes.
 pub fn scope(files: &[FileChange]) -> Vec<String> {
-    let dirs: BTreeSet<String> = files
+    let paths: BTreeSet<String> = files
         .iter()
         .filter(|c| c.action != Action::Unchanged)
-        .map(|c| match c.path.rel.rsplit_once('/') {
-            Some((dir, _)) => dir.to_owned(),
-            None => String::new(),
-        })
+        .map(|c| c.path.rel.clone())
         .collect();
-    dirs.into_iter().collect()
+    paths.into_iter().collect()
 }
 
-/// Lists the files (not directories) directly inside each directory of `scope`.
+/// The stat data of each path of `scope` (an absent path has no entry).
 pub fn scan(root: &Path, scope: &[String]) -> Scan {
-    let mut entries = BTreeMap::new();
-    for dir in scope {
-        let abs: PathBuf = if dir.is_empty() {
-            root.to_path_buf()
-        } else {
-            root.join(dir)
-        };
-        let Ok(listing) = std::fs::read_dir(&abs) else {
-            continue;
-        };
-        for entry in listing.flatten() {
-            let Ok(meta) = entry.metadata() else { continue };
-            let name = entry.file_name().to_string_lossy().into_owned();
-            // Directories, and the staging files of identedit transactions (ours and
-            // concurrent ones), are not changes of the work tree.
-            if meta.is_dir() || name.contains(".identedit-") {
-                continue;
-            }
-            let rel = if dir.is_empty() {
-                name
-            } else {
-                format!("{dir}/{name}")
-            };
-            entries.insert(rel, StatKey::of(&meta));
-        }
-    }
+    let entries = scope
+        .iter()
+        .filter_map(|rel| {
+            let meta = std::fs::symlink_metadata(root.join(rel)).ok()?;
+            Some((rel.clone(), StatKey::of(&meta)))
+        })
+        .collect();
     Scan { entries }
 }
 
@@ -115,17 +93,21 @@ pub fn compare(scope: Vec<String>, before: &Scan, after: &Scan, files: &[FileCha
     let mismatched_files = files
         .iter()
         .filter(|c| c.action != Action::Unchanged)
-        .filter(|c| !holds_published(c) || !changed_files.contains(&c.path.rel))
+        .filter(|c| !holds_published(c, before, after) || !changed_files.contains(&c.path.rel))
         .map(|c| c.path.rel.clone())
         .collect();
     Observed {
-        method: "stat_scan".to_owned(),
+        method: METHOD.to_owned(),
         scope,
         changed_files,
         extra_files,
         mismatched_files,
     }
 }
+
+/// How receipts observe now; `stat_scan` (the plan's directories listed, its files hashed
+/// again) in receipts of earlier versions.
+const METHOD: &str = "stat";
 
 /// What changed across a publish that failed and was rolled back: a plan file whose bytes
 /// (or absence) are back to its pre-image is not a change, whatever its stat data says (the
@@ -156,7 +138,7 @@ pub fn compare_rolled_back(
         .cloned()
         .partition(|p| restored(p).is_some());
     Observed {
-        method: "stat_scan".to_owned(),
+        method: METHOD.to_owned(),
         scope,
         changed_files,
         extra_files,
@@ -164,11 +146,15 @@ pub fn compare_rolled_back(
     }
 }
 
-/// Whether the file on disk is what the engine published: the post-image's digest, or absent.
-fn holds_published(change: &FileChange) -> bool {
-    let abs = &change.path.abs;
-    match change.after_digest {
-        None => std::fs::symlink_metadata(abs).is_err(),
-        Some(expected) => std::fs::read(abs).is_ok_and(|bytes| Digest::of(&bytes) == expected),
+/// Whether the file's stat data after the publish are what the engine published: absent,
+/// or a file of the published length that moved since before the publish.
+fn holds_published(change: &FileChange, before: &Scan, after: &Scan) -> bool {
+    let rel = change.path.rel.as_str();
+    match (&change.after, after.entries.get(rel)) {
+        (None, now) => now.is_none(),
+        (Some(_), None) => false,
+        (Some(bytes), Some(now)) => {
+            now.len == bytes.len() as u64 && before.entries.get(rel) != Some(now)
+        }
     }
 }

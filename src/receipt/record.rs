@@ -102,14 +102,20 @@ pub struct Recorder {
     failure: Option<serde_json::Value>,
     /// Set once a receipt was written.
     pub recorded: Option<Recorded>,
-    /// `--stage`: `index.lock`, held from before the publish until the index is written.
-    index_lock: Option<crate::git::index::IndexLock>,
+    /// `--stage`: `index.lock` and the index read under it, held from before the publish
+    /// until the index is written.
+    index_lock: Option<crate::git::index::Staging>,
 }
 
 impl Recorder {
     pub fn open(ws: &Workspace, intent: Intent) -> Result<Self> {
-        Ok(Self {
-            repo: crate::git::repo::open(ws)?,
+        Ok(Self::with_repo(crate::git::repo::open(ws)?, ws, intent))
+    }
+
+    /// [`Recorder::open`] on the repository of `ws` already opened.
+    pub fn with_repo(repo: gix::Repository, ws: &Workspace, intent: Intent) -> Self {
+        Self {
+            repo,
             intent,
             scope: Vec::new(),
             before: None,
@@ -117,7 +123,7 @@ impl Recorder {
             failure: None,
             recorded: None,
             index_lock: None,
-        })
+        }
     }
 
     fn write(&mut self, files: &[FileChange], status: Status, observed: Observed) -> Result<()> {
@@ -185,9 +191,9 @@ impl txn::Observer for Recorder {
 
     fn before_publish(&mut self, files: &[FileChange]) -> Result<()> {
         if self.intent.staged {
-            let lock = crate::git::index::lock(&self.repo)?;
-            crate::git::index::check_matches(&self.repo, files)?;
-            self.index_lock = Some(lock);
+            let staging = crate::git::index::begin(&self.repo)?;
+            staging.check(&self.repo, files)?;
+            self.index_lock = Some(staging);
         }
         self.scope = observe::scope(files);
         self.before = Some(observe::scan(&self.root, &self.scope));
@@ -205,7 +211,8 @@ impl txn::Observer for Recorder {
                     .map_err(|e| unrecorded(e, files))?;
                 match self.index_lock.take() {
                     // Still under the file locks: no identedit writer moved these files since.
-                    Some(lock) => crate::git::index::stage_locked(&self.repo, lock, files)
+                    Some(staging) => staging
+                        .stage(&self.repo, files)
                         .map_err(|e| unstaged(e, files)),
                     None => Ok(()),
                 }
@@ -236,8 +243,12 @@ pub fn acknowledged(changes: &[crate::lang::api::ApiChange]) -> Vec<serde_json::
 }
 
 /// The receipt a dry run would have written (not stored; blob ids computed, not written).
-pub fn preview(ws: &Workspace, intent: &Intent, files: &[FileChange]) -> Option<Receipt> {
-    let repo = crate::git::repo::open(ws).ok()?;
+pub fn preview(
+    repo: &gix::Repository,
+    ws: &Workspace,
+    intent: &Intent,
+    files: &[FileChange],
+) -> Option<Receipt> {
     let root = &ws.root;
     let observed = Observed {
         method: "none".to_owned(),
@@ -245,7 +256,7 @@ pub fn preview(ws: &Workspace, intent: &Intent, files: &[FileChange]) -> Option<
     };
     let images = Images::new();
     Some(build(
-        &repo,
+        repo,
         root,
         intent,
         (files, &images),

@@ -38,6 +38,10 @@ pub struct Options {
     /// The plan is only built, not committed (`edit --json`): the final parse of results
     /// with structure targets is left to the commit, which checks it.
     pub build_only: bool,
+    /// Operations are bound to the bytes the preflight read (a changeset's `apply`, see
+    /// [`pin`]): when a file moved before the locks, its targeted and config operations refuse
+    /// instead of being rebased.
+    pub pinned: bool,
 }
 
 /// What a plan did (or, in a dry run, would do).
@@ -56,6 +60,12 @@ pub struct Outcome {
 /// and just after the files are published, and records what happened while no other identedit
 /// writer can touch the plan's files.
 pub trait Observer {
+    /// The preflight proved the plan (before the API guard and the locks). An error refuses
+    /// the plan. `apply` of a changeset compares its previews here, so one pass of the engine
+    /// both proves and commits.
+    fn proven(&mut self, _files: &[FileChange]) -> Result<()> {
+        Ok(())
+    }
     /// The plan is proven and about to be published.
     /// An error refuses the plan: nothing is written.
     fn before_publish(&mut self, files: &[FileChange]) -> Result<()>;
@@ -78,9 +88,12 @@ pub fn execute_observed(
     ws: &Workspace,
     plan: &Plan,
     options: Options,
-    observer: Option<&mut dyn Observer>,
+    mut observer: Option<&mut dyn Observer>,
 ) -> Result<Outcome> {
     let files = prepare::prepare(ws, plan, &options)?;
+    if let Some(observer) = observer.as_deref_mut() {
+        observer.proven(&files)?;
+    }
     let api_changes = guard::guard(ws, plan, &files)?;
     let writes = files.iter().any(|c| c.action != Action::Unchanged);
     if options.dry_run || !writes {
@@ -101,7 +114,11 @@ pub fn execute_observed(
     let (files, api_changes) = if unchanged_since(&files) {
         (files, api_changes)
     } else {
-        let mut rebased = prepare::prepare(ws, &rebase::bind(ws, plan, &files)?, &options)?;
+        let bound = match options.pinned {
+            true => rebase::bind(ws, &pin(ws, plan, &files), &files)?,
+            false => rebase::bind(ws, plan, &files)?,
+        };
+        let mut rebased = prepare::prepare(ws, &bound, &options)?;
         rebase::mark(&files, &mut rebased)?;
         let api_changes = guard::guard(ws, plan, &rebased)?;
         (rebased, api_changes)
@@ -174,7 +191,8 @@ fn unchanged_since(files: &[FileChange]) -> bool {
     files.iter().all(|c| match &c.before {
         Some(before) => {
             let now = std::fs::symlink_metadata(&c.path.abs).map(|m| Stamp::of(&m));
-            let proven = before.stamp.settled() && now.as_ref().is_ok_and(|s| *s == before.stamp);
+            let proven = before.stamp.settled(before.read_at)
+                && now.as_ref().is_ok_and(|s| *s == before.stamp);
             proven || same_content(&c.path.abs, &before.bytes)
         }
         None => std::fs::symlink_metadata(&c.path.abs).is_err(),

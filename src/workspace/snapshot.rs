@@ -18,6 +18,8 @@ pub struct Snapshot {
     pub permissions: fs::Permissions,
     /// The file's identity and times when it was read.
     pub stamp: Stamp,
+    /// The clock just before the file's `stat` (see [`Stamp::settled`]).
+    pub read_at: std::time::SystemTime,
 }
 
 /// What `stat` said about a file just before it was read. Trusted as proof that the file did
@@ -49,13 +51,20 @@ impl Stamp {
         (self.dev, self.ino)
     }
 
-    /// Whether the times are old enough for an equal stamp to prove an unchanged file.
-    pub fn settled(&self) -> bool {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let newest = self.mtime.0.max(self.ctime.0);
-        i64::try_from(now).is_ok_and(|now| now - newest >= 2)
+    /// Whether the times are old enough for an equal stamp to prove an unchanged file, for a
+    /// stamp taken just after `read_at`. The kernel stamps file times from a clock that lags
+    /// the real-time clock by at most one tick (10 ms at the slowest tick rate): a file whose
+    /// newest time is older than `read_at` by more than that gets later times from any write
+    /// after the read. A margin of twice that allows for clock adjustments.
+    pub fn settled(&self, read_at: std::time::SystemTime) -> bool {
+        const MARGIN: std::time::Duration = std::time::Duration::from_millis(20);
+        let newest = self.mtime.max(self.ctime);
+        let Ok(newest_secs) = u64::try_from(newest.0) else {
+            return false;
+        };
+        let nanos = u32::try_from(newest.1).unwrap_or(0);
+        let newest = std::time::UNIX_EPOCH + std::time::Duration::new(newest_secs, nanos);
+        read_at.duration_since(newest).is_ok_and(|age| age > MARGIN)
     }
 }
 
@@ -106,7 +115,8 @@ fn existing_file(path: &TargetPath) -> Result<Metadata> {
 
 /// The file checked by [`existing_file`], opened without following a symlink (parents
 /// included) and checked again on the open handle: what is read is what was checked.
-fn open_checked(path: &TargetPath) -> Result<(fs::File, Metadata)> {
+fn open_checked(path: &TargetPath) -> Result<(fs::File, Metadata, std::time::SystemTime)> {
+    let read_at = std::time::SystemTime::now();
     existing_file(path)?;
     let depth = path.rel.split('/').filter(|p| !p.is_empty()).count();
     let root = path.abs.ancestors().nth(depth).unwrap_or(&path.abs);
@@ -130,7 +140,7 @@ fn open_checked(path: &TargetPath) -> Result<(fs::File, Metadata)> {
     if !meta.file_type().is_file() {
         return Err(unsupported(path, "special_file", "is not a regular file"));
     }
-    Ok((file, meta))
+    Ok((file, meta, read_at))
 }
 
 fn read_all(path: &TargetPath, mut file: fs::File, meta: &Metadata) -> Result<Vec<u8>> {
@@ -143,7 +153,7 @@ fn read_all(path: &TargetPath, mut file: fs::File, meta: &Metadata) -> Result<Ve
 
 /// Reads a file to edit: it must be a regular, UTF-8 file without NUL bytes.
 pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
-    let (file, meta) = open_checked(path)?;
+    let (file, meta, read_at) = open_checked(path)?;
     let bytes = read_all(path, file, &meta)?;
     if let Some(at) = bytes.iter().position(|&b| b == 0) {
         return Err(
@@ -160,18 +170,20 @@ pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
         bytes: Arc::new(bytes),
         permissions: meta.permissions(),
         stamp: Stamp::of(&meta),
+        read_at,
     })
 }
 
 /// Reads a file to delete: any regular file (its bytes are the pre-image).
 pub fn read_any(path: &TargetPath) -> Result<Snapshot> {
-    let (file, meta) = open_checked(path)?;
+    let (file, meta, read_at) = open_checked(path)?;
     let bytes = read_all(path, file, &meta)?;
     Ok(Snapshot {
         digest: Digest::of(&bytes),
         bytes: Arc::new(bytes),
         permissions: meta.permissions(),
         stamp: Stamp::of(&meta),
+        read_at,
     })
 }
 

@@ -7,6 +7,7 @@ pub mod preview;
 
 use serde_json::{Value, json};
 
+use crate::change::FileChange;
 use crate::error::{Code, Error, Result};
 use crate::formats::changeset::{Loaded, TYPE, VERSION, canonical_digest, tampered};
 use crate::formats::request::{self, Compiled};
@@ -32,7 +33,7 @@ pub fn build(
     outcome: &Outcome,
     base: PathBase,
 ) -> Result<Value> {
-    let facts = preview::Facts::new(outcome);
+    let facts = preview::Facts::new(&outcome.files);
     let mut files = Vec::with_capacity(compiled.files.len());
     for entry in &compiled.files {
         let path = rel(ws, &entry.file, base)?;
@@ -158,8 +159,8 @@ fn preview_lines(preview: &Value) -> Value {
 /// was built on, previews must be identical; otherwise the captured text and the new text
 /// must be, and positions are refreshed; with `--repair`, a line range may also have captured
 /// other text (its inner lines changed) as long as it writes the same.
-pub fn verify(loaded: &Loaded, outcome: &Outcome) -> Result<Verified> {
-    let facts = preview::Facts::new(outcome);
+pub fn verify(loaded: &Loaded, files: &[FileChange]) -> Result<Verified> {
+    let facts = preview::Facts::new(files);
     let unchanged = loaded.doc.get("files_read") == Some(&facts.files_read());
     let mut verified = Verified {
         refreshed: Vec::new(),

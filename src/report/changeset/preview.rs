@@ -11,7 +11,6 @@ use serde_json::{Map, Value, json};
 
 use crate::change::{EditReport, FileChange, NodeFacts};
 use crate::lang::hash::content_hash;
-use crate::txn::Outcome;
 
 /// The dry run's facts, by operation pointer and by file.
 pub struct Facts<'o> {
@@ -20,9 +19,9 @@ pub struct Facts<'o> {
 }
 
 impl<'o> Facts<'o> {
-    pub fn new(outcome: &'o Outcome) -> Self {
+    pub fn new(files: &'o [FileChange]) -> Self {
         let mut by_pointer: HashMap<&str, Vec<_>> = HashMap::new();
-        for change in &outcome.files {
+        for change in files {
             for report in &change.edits {
                 by_pointer
                     .entry(report.pointer.as_str())
@@ -30,10 +29,7 @@ impl<'o> Facts<'o> {
                     .push((change, report));
             }
         }
-        Self {
-            files: &outcome.files,
-            by_pointer,
-        }
+        Self { files, by_pointer }
     }
 
     /// sha256 of the file with this key as the engine read it.
