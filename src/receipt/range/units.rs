@@ -41,12 +41,15 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The units of `path`: every single receipt (oldest first), then every chain.
+    /// The units of `path`: every single receipt (oldest first), then every chain, shortest
+    /// first.
     pub fn for_path(&mut self, path: &str) -> Result<&[Unit]> {
         if !self.cache.contains_key(path) {
             let singles = self.singles(path)?;
             let mut units = chains(&singles);
             units.splice(0..0, singles);
+            // The fewest receipts that account for a hunk name it.
+            units.sort_by_key(|u| u.receipts.len());
             self.cache.insert(path.to_owned(), units);
         }
         Ok(self.cache.get(path).map_or(&[], Vec::as_slice))
@@ -143,9 +146,13 @@ pub fn judge<'u>(units: &'u [Unit], covers: &[Cover], hunk: &Hunk) -> Judged<'u>
     for (unit, cover) in units.iter().zip(covers) {
         if !unit.failed.is_empty() && cover.lines_of(hunk) > 0 {
             judged.unverified_units.push(unit);
-            for r in &unit.receipts {
-                if !judged.unverified.contains(r) {
-                    judged.unverified.push(r.clone());
+            for f in &unit.failed {
+                let r = ReceiptRef {
+                    label: f.label.clone(),
+                    receipt: f.receipt.clone(),
+                };
+                if !judged.unverified.contains(&r) {
+                    judged.unverified.push(r);
                 }
             }
         }
