@@ -26,6 +26,7 @@ mod output;
 mod precommit_framework;
 mod public_shapes;
 mod range;
+mod read;
 mod readme;
 mod rebase;
 mod reliability;
