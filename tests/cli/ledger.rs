@@ -466,3 +466,26 @@ fn ceiling_directories_are_honoured_as_git_does() {
         "1"
     );
 }
+
+#[test]
+fn the_observation_covers_the_plan_paths_only() {
+    // Cost follows the edit: the receipt observes the paths the plan writes, not every file of
+    // their directory (which would list, and grow with, `src/`).
+    let mut files: Vec<(String, String)> = (0..50)
+        .map(|i| (format!("src/n{i}.py"), format!("n = {i}\n")))
+        .collect();
+    files.push(("src/a.py".into(), "x = 1\n".into()));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = repo_with(&refs);
+    let doc = edit(&repo, "src/a.py", "x = 1", "x = 2");
+    let observed = &doc["receipt"]["observed"];
+    assert_eq!(observed["method"], "stat", "{doc}");
+    assert_eq!(observed["scope"], serde_json::json!(["src/a.py"]), "{doc}");
+    assert_eq!(observed["changed_files"], serde_json::json!(["src/a.py"]));
+    assert_eq!(observed["mismatched_files"], serde_json::json!([]));
+    let (rc, verified) = repo.json(&["verify"]);
+    assert_eq!(rc, 0, "{verified}");
+}
