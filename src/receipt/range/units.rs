@@ -28,7 +28,13 @@ pub struct Builder<'a> {
     repo: &'a gix::Repository,
     receipts: &'a [Stored],
     to_git: Option<crate::git::index::ToGit<'a>>,
-    cache: HashMap<String, Vec<Unit>>,
+    cache: HashMap<String, Entry>,
+}
+
+/// The units of one path: the receipts alone, and with their chains once asked for.
+struct Entry {
+    singles: Vec<Unit>,
+    all: Option<Vec<Unit>>,
 }
 
 impl<'a> Builder<'a> {
@@ -41,18 +47,28 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The units of `path`: every single receipt (oldest first), then every chain, shortest
-    /// first.
-    pub fn for_path(&mut self, path: &str) -> Result<&[Unit]> {
+    /// The units of `path`: every single receipt (oldest first); `with_chains`, then every
+    /// chain, shortest first (built on the first call that asks).
+    pub fn units(&mut self, path: &str, with_chains: bool) -> Result<&[Unit]> {
         if !self.cache.contains_key(path) {
             let singles = self.singles(path)?;
-            let mut units = chains(&singles);
-            units.splice(0..0, singles);
+            self.cache
+                .insert(path.to_owned(), Entry { singles, all: None });
+        }
+        let Some(entry) = self.cache.get_mut(path) else {
+            return Ok(&[]);
+        };
+        if !with_chains {
+            return Ok(&entry.singles);
+        }
+        let all = entry.all.get_or_insert_with(|| {
+            let mut units = chains(&entry.singles);
+            units.splice(0..0, entry.singles.iter().cloned());
             // The fewest receipts that account for a hunk name it.
             units.sort_by_key(|u| u.receipts.len());
-            self.cache.insert(path.to_owned(), units);
-        }
-        Ok(self.cache.get(path).map_or(&[], Vec::as_slice))
+            units
+        });
+        Ok(all)
     }
 
     fn singles(&mut self, path: &str) -> Result<Vec<Unit>> {
@@ -126,18 +142,19 @@ fn chains(singles: &[Unit]) -> Vec<Unit> {
 }
 
 /// The verdict on one hunk.
-pub struct Judged<'u> {
+pub struct Judged {
     pub covered_by: Option<String>,
     pub receipts: Vec<ReceiptRef>,
     pub unverified: Vec<ReceiptRef>,
-    pub unverified_units: Vec<&'u Unit>,
+    /// The members of `unverified`, with what does not verify.
+    pub failed: Vec<FailedReceipt>,
 }
 
 /// Covered by the first verified unit that accounts for every line of `hunk`; else by the
 /// verified units together when every line is someone's (the label is the one accounting for
 /// the most lines); else by hand. Units that do not verify but account for lines are named.
-pub fn judge<'u>(units: &'u [Unit], covers: &[Cover], hunk: &Hunk) -> Judged<'u> {
-    let (unverified, unverified_units) = unverified_claims(units, covers, hunk);
+pub fn judge(units: &[Unit], covers: &[Cover], hunk: &Hunk) -> Judged {
+    let (unverified, failed) = unverified_claims(units, covers, hunk);
     let verified: Vec<(&Unit, &Cover)> = units
         .iter()
         .zip(covers)
@@ -154,23 +171,25 @@ pub fn judge<'u>(units: &'u [Unit], covers: &[Cover], hunk: &Hunk) -> Judged<'u>
         covered_by,
         receipts,
         unverified,
-        unverified_units,
+        failed,
     }
 }
 
 /// The failed members of units that do not verify but account for lines of `hunk`.
-fn unverified_claims<'u>(
-    units: &'u [Unit],
+fn unverified_claims(
+    units: &[Unit],
     covers: &[Cover],
     hunk: &Hunk,
-) -> (Vec<ReceiptRef>, Vec<&'u Unit>) {
-    let (mut refs, mut claiming) = (Vec::new(), Vec::new());
+) -> (Vec<ReceiptRef>, Vec<FailedReceipt>) {
+    let (mut refs, mut failed) = (Vec::new(), Vec::new());
     for (unit, cover) in units.iter().zip(covers) {
         if unit.failed.is_empty() || cover.lines_of(hunk) == 0 {
             continue;
         }
-        claiming.push(unit);
         for f in &unit.failed {
+            if !failed.contains(f) {
+                failed.push(f.clone());
+            }
             let r = ReceiptRef {
                 label: f.label.clone(),
                 receipt: f.receipt.clone(),
@@ -180,7 +199,7 @@ fn unverified_claims<'u>(
             }
         }
     }
-    (refs, claiming)
+    (refs, failed)
 }
 
 /// Coverage by several verified units: every line of `hunk` removed or written by one of them.
