@@ -1,11 +1,12 @@
-//! `verify [LABEL]`: re-prove a receipt (default: the newest) against the work tree as it is.
+//! `verify [LABEL]`: re-prove a receipt (default: the newest of every clone's log, this clone's
+//! and the fetched ones) against the work tree as it is.
 //! Exit 0 passed, 1 failed, 3 incomplete.
 
 use clap::Args;
 use serde_json::{Map, Value, json};
 
 use crate::error::Result;
-use crate::receipt::{store, verify::Verdict};
+use crate::receipt::{logs, verify::Verdict};
 use crate::report::Report;
 use crate::workspace::Workspace;
 
@@ -29,7 +30,7 @@ pub struct VerifyArgs {
 pub fn run(ws: &Workspace, args: &VerifyArgs) -> Result<Report> {
     let repo = crate::git::repo::open(ws)?;
     let name = super::bundle_label(args.label.as_deref(), args.bundle.as_deref());
-    let stored = store::resolve(&repo, name.as_deref())?;
+    let (stored, source) = logs::resolve(&repo, name.as_deref())?;
     let accept = args.accept_residue.as_deref();
     let result = crate::receipt::verify::verify(&repo, &ws.root, &stored, accept)?;
     let verdict = json!(result.verdict);
@@ -38,11 +39,14 @@ pub fn run(ws: &Workspace, args: &VerifyArgs) -> Result<Report> {
     json.insert(
         "receipt".into(),
         json!({"commit": stored.commit.to_string(), "label": stored.receipt.label,
-               "kind": stored.receipt.kind, "time": stored.receipt.time}),
+               "kind": stored.receipt.kind, "time": stored.receipt.time, "source": source}),
     );
     json.insert("checks".into(), json!(result.checks));
+    let from = source
+        .map(|s| format!(", {}", s.short()))
+        .unwrap_or_default();
     let mut text = format!(
-        "{} {} ({})\n",
+        "{} {} ({}{from})\n",
         verdict.as_str().unwrap_or("?"),
         stored.receipt.label,
         short(&stored.commit.to_string())
