@@ -143,8 +143,7 @@ fn read_all(path: &TargetPath, mut file: fs::File, meta: &Metadata) -> Result<Ve
 
 /// Reads a file to edit: it must be a regular, UTF-8 file without NUL bytes.
 pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
-    let (file, meta) = open_checked(path)?;
-    let bytes = read_all(path, file, &meta)?;
+    let (bytes, meta, stamp) = read_bytes(path)?;
     if let Some(at) = bytes.iter().position(|&b| b == 0) {
         return Err(
             unsupported(path, "binary", "is binary (it contains a NUL byte)").detail("offset", at),
@@ -157,21 +156,38 @@ pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
     }
     Ok(Snapshot {
         digest: Digest::of(&bytes),
-        bytes: Arc::new(bytes),
+        bytes,
         permissions: meta.permissions(),
-        stamp: Stamp::of(&meta),
+        stamp,
     })
+}
+
+/// A file's bytes and metadata: the bytes a caller read it with earlier when a preflight takes
+/// them (`as_read`; their stamp then proves nothing, so the engine compares the file's bytes
+/// under the locks), else the file's.
+fn read_bytes(path: &TargetPath) -> Result<(Arc<Vec<u8>>, Metadata, Stamp)> {
+    let (file, meta) = open_checked(path)?;
+    if let Some(bytes) = super::as_read::earlier(&path.abs) {
+        let stamp = Stamp {
+            mtime: (0, 0),
+            ctime: (0, 0),
+            ..Stamp::of(&meta)
+        };
+        return Ok((bytes, meta, stamp));
+    }
+    let bytes = read_all(path, file, &meta)?;
+    let stamp = Stamp::of(&meta);
+    Ok((Arc::new(bytes), meta, stamp))
 }
 
 /// Reads a file to delete: any regular file (its bytes are the pre-image).
 pub fn read_any(path: &TargetPath) -> Result<Snapshot> {
-    let (file, meta) = open_checked(path)?;
-    let bytes = read_all(path, file, &meta)?;
+    let (bytes, meta, stamp) = read_bytes(path)?;
     Ok(Snapshot {
         digest: Digest::of(&bytes),
-        bytes: Arc::new(bytes),
+        bytes,
         permissions: meta.permissions(),
-        stamp: Stamp::of(&meta),
+        stamp,
     })
 }
 
