@@ -10,6 +10,7 @@
 pub mod evidence;
 pub mod logs;
 pub mod observe;
+pub mod range;
 pub mod record;
 pub mod store;
 pub mod undo;
