@@ -276,6 +276,10 @@ def main():
               "cores": cores, "load_average": os.getloadavg()[0],
               "cpu_bound_plans_per_second":
                   round(cores * 1000 / (cpu_ms + harness_ms), 1) if cpu_ms else None}
+    refused = sum((s["refused"] for s in stats.values()), Counter())
+    report["plans"], report["landed"] = plans, landed
+    report["landed_fraction"] = round(landed / max(plans, 1), 4)
+    report["refused"] = dict(refused)
     for kind, s in stats.items():
         report[kind] = {"plans": s["plans"], "landed": s["landed"],
                         "landed_fraction": round(s["landed"] / s["plans"], 4),
@@ -292,6 +296,8 @@ def main():
               f" ms (+ {report['harness_cpu_ms_per_plan']} ms harness), so at most "
               f"{report['cpu_bound_plans_per_second']}/s on {report['cores']} cores "
               f"(load average at the end {report['load_average']:.1f})")
+        print(f"  all  plans {plans:6}  landed {report['landed_fraction']:.2%}  "
+              f"refused {report['refused']}")
         for kind in ("own", "hot"):
             if kind in report:
                 r = report[kind]

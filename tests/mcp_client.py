@@ -113,15 +113,12 @@ async def session_steps(session):
     files_are(APP_1, NOTES_1, "the refused edit")
 
     APP.write_bytes(APP_2.encode())  # someone else changes the file the agent read
-    # An edit that would apply to the file as it is now, but the agent has not seen it.
+    # The edit's region is as the agent read it: it lands on the file as it is now, rebased.
     greeting = {"file": "app.py", "find": '"hi "', "replace": '"hey "'}
-    doc = await call(session, "edit", greeting, expect_error=True)
-    check(doc["error"]["code"] == "stale_read", "an edit after a change on disk is stale", doc)
-    files_are(APP_2, NOTES_1, "the stale edit")
-
-    await call(session, "read", {"files": ["app.py"], "mode": "line"})
     doc = await call(session, "edit", greeting)
-    files_are(APP_3, NOTES_1, "the edit after reading again")
+    check(doc["rebased"] is True, "an edit whose region nobody changed lands rebased", doc)
+    files_are(APP_3, NOTES_1, "the rebased edit")
+    await call(session, "read", {"files": ["app.py"], "mode": "line"})
 
     doc = await call(session, "verify", {})
     check(doc["ok"] is True, "verify passes the newest receipt", doc)

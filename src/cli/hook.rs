@@ -92,13 +92,17 @@ fn run_install(repo: &gix::Repository) -> Result<Report> {
 fn run_uninstall(repo: &gix::Repository) -> Result<Report> {
     let loc = install::locate(repo)?;
     let actions = install::uninstall(&loc)?;
+    let root = repo.workdir().unwrap_or_else(|| repo.git_dir());
+    let rewrite_removed = super::remote::unconfigure_rewrite(root)?;
     let text = if actions.is_empty() {
         "no identedit hooks installed\n".to_owned()
     } else {
         actions_text(&actions)
     };
     Ok(report(
-        json!({"manifest": loc.manifest, "hooks": actions}),
+        json!({"manifest": loc.manifest, "hooks": actions,
+               "notes_rewrite_ref": crate::hook::note::NOTES_REF,
+               "notes_rewrite_removed": rewrite_removed}),
         text,
         String::new(),
     ))

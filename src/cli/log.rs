@@ -1,11 +1,12 @@
-//! `log`: the receipts of the operation log, newest first. Text shows the command that was
-//! run (`edit`, `patch`, `apply`, `undo`) and what its input was.
+//! `log`: the receipts of every clone's operation log (this clone's and the fetched ones),
+//! newest first, each saying which log it came from. Text shows the command that was run
+//! (`edit`, `patch`, `apply`, `undo`) and what its input was.
 
 use clap::Args;
 use serde_json::{Map, Value, json};
 
 use crate::error::Result;
-use crate::receipt::store;
+use crate::receipt::logs;
 use crate::report::Report;
 use crate::workspace::Workspace;
 
@@ -34,17 +35,19 @@ pub(crate) fn input_name(dialect: &str) -> &str {
 
 pub fn run(ws: &Workspace, args: &LogArgs) -> Result<Report> {
     let repo = crate::git::repo::open(ws)?;
-    let entries = store::log(&repo, args.max_count)?;
+    let entries = logs::merged(&repo, args.max_count)?;
     let mut text = String::new();
     let receipts: Vec<Value> = entries
         .iter()
-        .map(|s| {
+        .map(|entry| {
+            let s = &entry.stored;
             let r = &s.receipt;
             let files: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
             text.push_str(&format!(
-                "{}  {}  {:<7} {:<5} {:<9} {}  [{}]\n",
+                "{}  {}  {:<14} {:<7} {:<5} {:<9} {}  [{}]\n",
                 super::verify::short(&s.commit.to_string()),
                 r.time,
+                entry.source.short(),
                 json!(r.status).as_str().unwrap_or("?"),
                 r.command,
                 input_name(&r.input.dialect),
@@ -53,7 +56,8 @@ pub fn run(ws: &Workspace, args: &LogArgs) -> Result<Report> {
             ));
             json!({"commit": s.commit.to_string(), "label": r.label, "time": r.time,
                    "status": r.status, "kind": r.kind, "command": r.command,
-                   "format": r.input.dialect, "files": files, "undoes": r.undoes})
+                   "format": r.input.dialect, "files": files, "undoes": r.undoes,
+                   "source": entry.source})
         })
         .collect();
     if receipts.is_empty() {

@@ -193,6 +193,20 @@ pub fn configure_rewrite(root: &Path) -> Result<bool> {
     Ok(!added.is_empty())
 }
 
+/// Undoes [`configure_rewrite`]: removes the `notes.rewriteRef` value for identedit's notes
+/// from the repository's configuration, keeping every other value. Returns whether it was there.
+pub fn unconfigure_rewrite(root: &Path) -> Result<bool> {
+    let key = "notes.rewriteRef";
+    let existing = git(root, &["config", "--local", "--get-all", key]).unwrap_or_default();
+    if !existing.lines().any(|v| v.trim() == NOTES) {
+        return Ok(false);
+    }
+    // A value pattern (an extended regex): `NOTES` holds no character special to it.
+    let pattern = format!("^{NOTES}$");
+    git(root, &["config", "--local", "--unset-all", key, &pattern])?;
+    Ok(true)
+}
+
 /// `git identedit fetch [REMOTE]`.
 pub fn run_fetch(ws: &Workspace, args: &RemoteArgs) -> Result<Report> {
     let remote = remote_name(args);

@@ -1,4 +1,5 @@
-//! `verify [LABEL]`: re-prove a receipt (default: the newest) against the work tree as it is.
+//! `verify [LABEL]`: re-prove a receipt (default: the newest of every clone's log, this clone's
+//! and the fetched ones) against the work tree as it is.
 //! Exit 0 passed, 1 failed, 3 incomplete. `verify --range A..B`: the provenance of every hunk
 //! of a range of commits (`receipt::range`, reported by `report::range`).
 
@@ -6,7 +7,7 @@ use clap::Args;
 use serde_json::{Map, Value, json};
 
 use crate::error::Result;
-use crate::receipt::{store, verify::Verdict};
+use crate::receipt::{logs, verify::Verdict};
 use crate::report::Report;
 use crate::workspace::Workspace;
 
@@ -46,7 +47,7 @@ pub fn run(ws: &Workspace, args: &VerifyArgs) -> Result<Report> {
         return Ok(crate::report::range::report(&provenance, &args.require));
     }
     let name = super::bundle_label(args.label.as_deref(), args.bundle.as_deref());
-    let stored = store::resolve(&repo, name.as_deref())?;
+    let (stored, source) = logs::resolve(&repo, name.as_deref())?;
     let accept = args.accept_residue.as_deref();
     let result = crate::receipt::verify::verify(&repo, &ws.root, &stored, accept)?;
     let verdict = json!(result.verdict);
@@ -55,11 +56,14 @@ pub fn run(ws: &Workspace, args: &VerifyArgs) -> Result<Report> {
     json.insert(
         "receipt".into(),
         json!({"commit": stored.commit.to_string(), "label": stored.receipt.label,
-               "kind": stored.receipt.kind, "time": stored.receipt.time}),
+               "kind": stored.receipt.kind, "time": stored.receipt.time, "source": source}),
     );
     json.insert("checks".into(), json!(result.checks));
+    let from = source
+        .map(|s| format!(", {}", s.short()))
+        .unwrap_or_default();
     let mut text = format!(
-        "{} {} ({})\n",
+        "{} {} ({}{from})\n",
         verdict.as_str().unwrap_or("?"),
         stored.receipt.label,
         short(&stored.commit.to_string())

@@ -26,7 +26,7 @@ use super::tools::{
     VerifyTool,
 };
 use crate::cli::{self, Cli, Format, output};
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::plan::{PathBase, PathSpec};
 use crate::report;
 use crate::workspace::Workspace;
@@ -93,8 +93,6 @@ struct Call {
     input: Option<Vec<u8>>,
     touches: Vec<PathSpec>,
     effect: Effect,
-    /// Whether the command takes `--expected-sha256` for its one file.
-    pins: bool,
 }
 
 impl Call {
@@ -104,7 +102,6 @@ impl Call {
             input: None,
             touches: Vec::new(),
             effect,
-            pins: false,
         }
     }
 
@@ -115,7 +112,6 @@ impl Call {
         };
         Self {
             touches: vec![spec],
-            pins: true,
             ..Self::new(argv, Effect::Writes)
         }
     }
@@ -188,11 +184,13 @@ impl Server {
             Ok(ws) => ws,
             Err(e) => return answer(&command, Err(e), &[]),
         };
-        // A pinned call is checked by the engine, under the file's lock; any other here.
-        let pinned = self.pin_read(&ws, &mut call);
-        if !pinned && let Err(e) = self.session.check(&ws, &call.touches) {
-            return answer(&command, Err(e), &[]);
-        }
+        // The engine proves the edit on the files as this session read them and rebases it
+        // under the locks when they changed since (as the CLI does when another edit lands
+        // first); a file read without its bytes kept is checked here.
+        let read = match self.session.as_read(&ws, &call.touches) {
+            Ok(read) => read,
+            Err(e) => return answer(&command, Err(e), &[]),
+        };
         let mut argv = vec!["git-identedit".to_owned(), "--format=json".to_owned()];
         argv.extend(call.argv.iter().cloned());
         let cli = match Cli::try_parse_from(&argv) {
@@ -200,24 +198,18 @@ impl Server {
             Err(e) => return answer(&command, Err(clap_usage(&e)), &[]),
         };
         cli::serve_command_line(Some(call.argv.clone()));
+        crate::workspace::as_read::hand_over(read);
         let run = catch_unwind(AssertUnwindSafe(|| {
             cli::run_with_input(&cli, Format::Json, call.input.take())
         }));
+        crate::workspace::as_read::hand_over(Default::default());
         cli::serve_command_line(None);
-        let (mut result, recovered) = run.unwrap_or_else(|_| {
+        let (result, recovered) = run.unwrap_or_else(|_| {
             (
                 Err(Error::internal("internal error in a tool call")),
                 Vec::new(),
             )
         });
-        // The pinned sha256 failed inside the transaction: the file changed since the read.
-        if let Err(e) = &result
-            && pinned
-            && e.code == Code::EvidenceChanged
-            && let Err(stale) = self.session.check(&ws, &call.touches)
-        {
-            result = Err(stale);
-        }
         let answer = answer(&command, result, &recovered);
         if answer.is_error != Some(true)
             && let Some(doc) = &answer.structured_content
@@ -229,31 +221,6 @@ impl Server {
             }
         }
         answer
-    }
-}
-
-impl Server {
-    /// An `edit`/`patch` of a file the agent read, with no `expected_sha256` of its own, is
-    /// pinned to the sha256 of that read, so the engine checks it again under the file's lock.
-    fn pin_read(&self, ws: &Workspace, call: &mut Call) -> bool {
-        let [spec] = call.touches.as_slice() else {
-            return false;
-        };
-        let given = call.argv.iter().any(|a| a.starts_with("--expected-sha256"));
-        let Some(sha) = self
-            .session
-            .read_sha256(ws, &spec.raw)
-            .filter(|_| call.pins && !given)
-        else {
-            return false;
-        };
-        let at = call
-            .argv
-            .iter()
-            .position(|a| a == "--")
-            .unwrap_or(call.argv.len());
-        call.argv.insert(at, format!("--expected-sha256={sha}"));
-        true
     }
 }
 

@@ -1,9 +1,14 @@
-//! What the server remembers per session: the sha256 of each file as the agent last read it
-//! through the `read` tool. A write to such a file is refused (`stale_read`) when the file on
-//! disk no longer has those bytes; every check hashes the file again, nothing is cached.
+//! What the server remembers per session: each file as the agent last read it through the
+//! `read` tool (or left it with its own write): its sha256 and its bytes. A write hands the
+//! bytes to the engine, which proves the edit on them and, when the file changed since,
+//! rebases it onto the current bytes where every region it touches is unchanged and unique
+//! (`txn::rebase`; else `evidence_changed` / `ambiguous_target`, as the CLI refuses). A file
+//! whose bytes were not kept (it changed between the read and the session's look at it, or
+//! is larger than [`KEEP_LIMIT`]) is refused `stale_read` when it changed.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 
@@ -12,10 +17,34 @@ use crate::plan::{Digest, PathBase, PathSpec};
 use crate::workspace::Workspace;
 use crate::workspace::path;
 
-/// File key (see `TargetPath::key`) → sha256 hex as last seen by the agent.
+/// The largest file whose bytes a session keeps.
+pub const KEEP_LIMIT: u64 = 8 << 20;
+
+/// File key (see `TargetPath::key`) → the file as last seen by the agent.
 #[derive(Default)]
 pub struct Session {
-    seen: Mutex<HashMap<String, String>>,
+    seen: Mutex<HashMap<String, Seen>>,
+}
+
+/// One file as the agent saw it.
+struct Seen {
+    sha256: String,
+    abs: PathBuf,
+    /// Its bytes, when they were read back with that sha256.
+    bytes: Option<Arc<Vec<u8>>>,
+}
+
+impl Seen {
+    /// The file at `abs` as seen with `sha256`, its bytes kept when the file still has them.
+    fn new(abs: PathBuf, sha256: String) -> Self {
+        let small = std::fs::metadata(&abs).is_ok_and(|m| m.len() <= KEEP_LIMIT);
+        let bytes = small
+            .then(|| std::fs::read(&abs).ok())
+            .flatten()
+            .filter(|b| Digest::of(b).to_hex() == sha256)
+            .map(Arc::new);
+        Self { sha256, abs, bytes }
+    }
 }
 
 /// The part of a `read` document naming what was read.
@@ -46,16 +75,16 @@ struct WrittenFile {
     sha256_after: Option<String>,
 }
 
-fn key(ws: &Workspace, raw: &str, base: PathBase) -> Option<String> {
+fn target(ws: &Workspace, raw: &str, base: PathBase) -> Option<path::TargetPath> {
     let spec = PathSpec {
         raw: raw.to_owned(),
         base,
     };
-    path::resolve(ws, &spec).ok().map(|p| p.key)
+    path::resolve(ws, &spec).ok()
 }
 
 impl Session {
-    fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+    fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<String, Seen>> {
         self.seen
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -68,8 +97,8 @@ impl Session {
         };
         let mut seen = self.seen();
         for file in doc.files {
-            if let Some(key) = key(ws, &file.file, PathBase::Root) {
-                seen.insert(key, file.sha256);
+            if let Some(t) = target(ws, &file.file, PathBase::Root) {
+                seen.insert(t.key, Seen::new(t.abs, file.sha256));
             }
         }
     }
@@ -85,28 +114,29 @@ impl Session {
         }
         let mut seen = self.seen();
         for file in doc.changed_files {
-            let Some(key) = key(ws, &file.path, PathBase::Root) else {
+            let Some(t) = target(ws, &file.path, PathBase::Root) else {
                 continue;
             };
-            match (seen.get_mut(&key), file.sha256_after) {
-                (Some(sha), Some(after)) => *sha = after,
+            match (seen.get_mut(&t.key), file.sha256_after) {
+                (Some(was), Some(after)) => *was = Seen::new(t.abs, after),
                 (Some(_), None) => {
-                    seen.remove(&key);
+                    seen.remove(&t.key);
                 }
                 (None, _) => {}
             }
         }
     }
 
-    /// The sha256 the agent last read `raw` (relative to the current directory) with.
-    pub fn read_sha256(&self, ws: &Workspace, raw: &str) -> Option<String> {
-        let key = key(ws, raw, PathBase::Cwd)?;
-        self.seen().get(&key).cloned()
-    }
-
-    /// Refuses with `stale_read` when a file the agent read has changed on disk since.
-    pub fn check(&self, ws: &Workspace, paths: &[PathSpec]) -> Result<()> {
+    /// The bytes the agent last saw each file of `paths` with (the engine's preflight reads
+    /// them, by absolute path). A file seen without its bytes kept that changed since is
+    /// refused here (`stale_read`).
+    pub fn as_read(
+        &self,
+        ws: &Workspace,
+        paths: &[PathSpec],
+    ) -> Result<HashMap<PathBuf, Arc<Vec<u8>>>> {
         let seen = self.seen();
+        let mut out = HashMap::new();
         for spec in paths {
             let Ok(target) = path::resolve(ws, spec) else {
                 continue;
@@ -114,14 +144,18 @@ impl Session {
             let Some(read) = seen.get(&target.key) else {
                 continue;
             };
+            if let Some(bytes) = &read.bytes {
+                out.insert(read.abs.clone(), Arc::clone(bytes));
+                continue;
+            }
             let now = std::fs::read(&target.abs)
                 .ok()
                 .map(|b| Digest::of(&b).to_hex());
-            if now.as_deref() != Some(read.as_str()) {
-                return Err(stale(&target.rel, read, now));
+            if now.as_deref() != Some(read.sha256.as_str()) {
+                return Err(stale(&target.rel, &read.sha256, now));
             }
         }
-        Ok(())
+        Ok(out)
     }
 }
 

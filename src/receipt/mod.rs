@@ -8,6 +8,7 @@
 //! `store` reads it back, `verify` and `undo` act on it.
 
 pub mod evidence;
+pub mod logs;
 pub mod observe;
 pub mod range;
 pub mod record;

@@ -163,10 +163,12 @@ fn undone_by(newer: &[Stored], target: &str) -> Option<String> {
     })
 }
 
-/// Receipts recorded after `stored`, newest first (the log down to `stored`).
+/// Receipts recorded after `stored`, newest first (every clone's log down to `stored`: an
+/// undo made in another clone and fetched counts too).
 fn later_receipts(repo: &gix::Repository, stored: &Stored) -> Result<Vec<Stored>> {
     let mut out = Vec::new();
-    for entry in store::log(repo, usize::MAX)? {
+    for entry in super::logs::merged(repo, usize::MAX)? {
+        let entry = entry.stored;
         if entry.commit == stored.commit {
             return Ok(out);
         }

@@ -90,7 +90,12 @@ pub fn execute_observed(
     options: Options,
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<Outcome> {
-    let files = prepare::prepare(ws, plan, &options)?;
+    // A write proves the plan on the files as its caller read them, when it says (an MCP
+    // session); a file that changed since is then rebased below, under the locks.
+    let files = match options.dry_run {
+        true => prepare::prepare(ws, plan, &options)?,
+        false => crate::workspace::as_read::preflight(|| prepare::prepare(ws, plan, &options))?,
+    };
     if let Some(observer) = observer.as_deref_mut() {
         observer.proven(&files)?;
     }

@@ -8,6 +8,7 @@
 //! per-user state directory (`$XDG_STATE_HOME/git-identedit/dirs/<hash of the root>/`, by
 //! default under `~/.local/state`), never in the user's folder.
 
+pub mod as_read;
 pub mod discover;
 pub mod failpoint;
 pub mod lock;

@@ -4,6 +4,7 @@
 use std::fs::{self, Metadata};
 use std::io::ErrorKind;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use crate::error::{Code, Error, Result};
 use crate::plan::Digest;
@@ -153,8 +154,7 @@ fn read_all(path: &TargetPath, mut file: fs::File, meta: &Metadata) -> Result<Ve
 
 /// Reads a file to edit: it must be a regular, UTF-8 file without NUL bytes.
 pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
-    let (file, meta, read_at) = open_checked(path)?;
-    let bytes = read_all(path, file, &meta)?;
+    let (bytes, meta, stamp, read_at) = read_bytes(path)?;
     if let Some(at) = bytes.iter().position(|&b| b == 0) {
         return Err(
             unsupported(path, "binary", "is binary (it contains a NUL byte)").detail("offset", at),
@@ -167,22 +167,39 @@ pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
     }
     Ok(Snapshot {
         digest: Digest::of(&bytes),
-        bytes: Arc::new(bytes),
+        bytes,
         permissions: meta.permissions(),
-        stamp: Stamp::of(&meta),
+        stamp,
         read_at,
     })
 }
 
+/// A file's bytes and metadata: the bytes a caller read it with earlier when a preflight takes
+/// them (`as_read`; their stamp then proves nothing, so the engine compares the file's bytes
+/// under the locks), else the file's.
+fn read_bytes(path: &TargetPath) -> Result<(Arc<Vec<u8>>, Metadata, Stamp, SystemTime)> {
+    let (file, meta, read_at) = open_checked(path)?;
+    if let Some(bytes) = super::as_read::earlier(&path.abs) {
+        let stamp = Stamp {
+            mtime: (0, 0),
+            ctime: (0, 0),
+            ..Stamp::of(&meta)
+        };
+        return Ok((bytes, meta, stamp, read_at));
+    }
+    let bytes = read_all(path, file, &meta)?;
+    let stamp = Stamp::of(&meta);
+    Ok((Arc::new(bytes), meta, stamp, read_at))
+}
+
 /// Reads a file to delete: any regular file (its bytes are the pre-image).
 pub fn read_any(path: &TargetPath) -> Result<Snapshot> {
-    let (file, meta, read_at) = open_checked(path)?;
-    let bytes = read_all(path, file, &meta)?;
+    let (bytes, meta, stamp, read_at) = read_bytes(path)?;
     Ok(Snapshot {
         digest: Digest::of(&bytes),
-        bytes: Arc::new(bytes),
+        bytes,
         permissions: meta.permissions(),
-        stamp: Stamp::of(&meta),
+        stamp,
         read_at,
     })
 }

@@ -279,9 +279,10 @@ impl Session {
 }
 
 #[test]
-fn an_edit_of_a_file_changed_since_the_read_is_refused_stale_read() {
+fn an_edit_of_a_file_changed_since_the_read_is_rebased_where_its_region_stands() {
     let repo = Repo::new();
-    repo.write("a.txt", "one\ntwo\n");
+    repo.write("a.txt", "one\ntwo\nthree\n");
+    let text = || std::fs::read_to_string(repo.path().join("a.txt")).expect("a.txt");
     let mut session = Session::start(&repo);
     let (error, doc) = session.call(1, "read", json!({"files": ["a.txt"], "mode": "line"}));
     assert!(!error, "{doc}");
@@ -289,28 +290,50 @@ fn an_edit_of_a_file_changed_since_the_read_is_refused_stale_read() {
     let edit = json!({"file": "a.txt", "find": "two", "replace": "2"});
     let (error, doc) = session.call(2, "edit", edit);
     assert!(!error, "{doc}");
-    repo.write("a.txt", "one\n2\nthree\n");
+    assert_ne!(doc["rebased"], true, "{doc}");
+    // Another writer adds a line above and changes the last one: the edit's region stands.
+    repo.write("a.txt", "zero\none\n2\nthree!\n");
     let edit = json!({"file": "a.txt", "find": "one", "replace": "1"});
-    let (error, doc) = session.call(3, "edit", edit.clone());
-    assert!(error, "{doc}");
-    assert_eq!(doc["error"]["code"], "stale_read", "{doc}");
-    assert_eq!(doc["error"]["next_action"], "read_the_file_again", "{doc}");
-    let blocks = "a.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n";
-    let (error, doc) = session.call(30, "apply", json!({"input": blocks}));
-    assert!(error, "{doc}");
-    assert_eq!(doc["error"]["code"], "stale_read", "{doc}");
-    assert_eq!(
-        std::fs::read(repo.path().join("a.txt")).expect("a.txt"),
-        b"one\n2\nthree\n"
-    );
-    let (error, doc) = session.call(4, "read", json!({"files": ["a.txt"], "mode": "line"}));
+    let (error, doc) = session.call(3, "edit", edit);
     assert!(!error, "{doc}");
+    assert_eq!(doc["rebased"], true, "{doc}");
+    assert_eq!(
+        doc["changed_files"][0]["edits"][0]["rebased_lines"],
+        json!({"from": {"start_line": 1, "end_line": 1}, "to": {"start_line": 2, "end_line": 2}}),
+        "{doc}"
+    );
+    assert_eq!(text(), "zero\n1\n2\nthree!\n");
+    // A block whose matched text changed since: refused, nothing written.
+    repo.write("a.txt", "zero\n1\nTWO\nthree!\n");
+    let blocks = "a.txt\n<<<<<<< SEARCH\n1\n2\n=======\n1\n22\n>>>>>>> REPLACE\n";
+    let (error, doc) = session.call(4, "apply", json!({"input": blocks}));
+    assert!(error, "{doc}");
+    assert_eq!(text(), "zero\n1\nTWO\nthree!\n");
+    // A region that now occurs twice is refused naming it ambiguous.
+    repo.write("a.txt", "zero\n1\nzero\n1\nTWO\n");
+    let edit = json!({"file": "a.txt", "find": "zero\n1\n", "replace": "0\n1\n"});
     let (error, doc) = session.call(5, "edit", edit);
+    assert!(error, "{doc}");
+    assert_eq!(doc["error"]["code"], "ambiguous_target", "{doc}");
+    assert_eq!(text(), "zero\n1\nzero\n1\nTWO\n");
+    // An explicit whole-file hash refuses any change, even far from the edit.
+    let (error, doc) = session.call(6, "read", json!({"files": ["a.txt"], "mode": "line"}));
     assert!(!error, "{doc}");
-    assert_eq!(
-        std::fs::read(repo.path().join("a.txt")).expect("a.txt"),
-        b"1\n2\nthree\n"
-    );
+    let sha = doc["files"][0]["sha256"]
+        .as_str()
+        .expect("sha256")
+        .to_owned();
+    repo.write("a.txt", "zero\n1\nzero\n1\nTWO\nmore\n");
+    let edit = json!({"file": "a.txt", "find": "TWO", "replace": "2", "expected_sha256": sha});
+    let (error, doc) = session.call(7, "edit", edit);
+    assert!(error, "{doc}");
+    assert_eq!(doc["error"]["code"], "evidence_changed", "{doc}");
+    assert_eq!(text(), "zero\n1\nzero\n1\nTWO\nmore\n");
+    // Without it, the same edit lands on the current bytes.
+    let edit = json!({"file": "a.txt", "find": "TWO", "replace": "2"});
+    let (error, doc) = session.call(8, "edit", edit);
+    assert!(!error, "{doc}");
+    assert_eq!(text(), "zero\n1\nzero\n1\n2\nmore\n");
     drop(session.stdin);
     assert!(session.child.wait().expect("exit").success());
 }

@@ -200,3 +200,101 @@ fn notes_follow_amend_and_rebase() {
         1
     );
 }
+
+#[test]
+fn log_and_verify_read_every_clones_log_once_each() {
+    let bare = remote();
+    let (a, b) = (clone(bare.path()), clone(bare.path()));
+    let first = edit_and_commit(&a, "a.txt", "alpha", "ALPHA");
+    ok(&a, &["push"]);
+    git(a.path(), &["push", "-q", "origin", "main"]);
+    git(b.path(), &["pull", "-q", "--ff-only", "origin", "main"]);
+    // Receipt times have one-second steps: keep the clones' receipts apart in time.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let second = edit_and_commit(&b, "b.txt", "beta", "BETA");
+    ok(&b, &["push"]);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    // A writes once more after pushing: its own log is ahead of its copy on the remote.
+    let third = edit_and_commit(&a, "a.txt", "ALPHA", "Alpha");
+    ok(&a, &["fetch"]);
+    let clone_a = git(a.path(), &["config", "identedit.clone"])
+        .trim()
+        .to_owned();
+    let clone_b = git(b.path(), &["config", "identedit.clone"])
+        .trim()
+        .to_owned();
+
+    let log = ok(&a, &["log"]);
+    let receipts = log["receipts"].as_array().expect("receipts");
+    let labels: Vec<&str> = receipts
+        .iter()
+        .filter_map(|r| r["label"].as_str())
+        .collect();
+    // Newest first, each once, though A's first receipt is reachable from its own log and
+    // from its log fetched back from the remote.
+    assert_eq!(labels, [third.as_str(), &second, &first], "{log}");
+    let sources: Vec<&serde_json::Value> = receipts.iter().map(|r| &r["source"]).collect();
+    assert_eq!(sources[0]["local"], true, "{log}");
+    assert_eq!(sources[2]["local"], true, "{log}");
+    assert_eq!(sources[2]["clone"], clone_a.as_str(), "{log}");
+    assert_eq!(sources[1]["local"], false, "{log}");
+    assert_eq!(sources[1]["remote"], "origin", "{log}");
+    assert_eq!(sources[1]["clone"], clone_b.as_str(), "{log}");
+
+    // `-n` limits the merged log; text shows where each receipt came from.
+    let limited = ok(&a, &["log", "-n", "2"]);
+    assert_eq!(limited["receipts"].as_array().map(Vec::len), Some(2));
+    let text = a.run(&["log", "--format", "text"]);
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    assert!(rows[0].contains("  local  "), "{text}");
+    let b_column = format!("  origin/{} ", &clone_b[..7]);
+    assert!(rows[1].contains(&b_column), "{text}");
+
+    // verify with no label takes the newest of every log: after B writes again and A
+    // fetches, that is B's receipt.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let fourth = edit_and_commit(&b, "b.txt", "BETA", "Beta");
+    ok(&b, &["push"]);
+    git(b.path(), &["push", "-q", "origin", "main"]);
+    git(
+        a.path(),
+        &["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"],
+    );
+    ok(&a, &["fetch"]);
+    let verified = ok(&a, &["verify"]);
+    assert_eq!(verified["receipt"]["label"], fourth.as_str(), "{verified}");
+    assert_eq!(verified["receipt"]["source"]["clone"], clone_b.as_str());
+    assert_eq!(verified["status"], "passed", "{verified}");
+    let mine = ok(&a, &["verify", &third]);
+    assert_eq!(mine["receipt"]["source"]["local"], true, "{mine}");
+    // In B, which has not fetched A's newest, its own receipt is the newest.
+    let in_b = ok(&b, &["verify"]);
+    assert_eq!(in_b["receipt"]["label"], fourth.as_str(), "{in_b}");
+    assert_eq!(in_b["receipt"]["source"]["local"], true, "{in_b}");
+}
+
+#[test]
+fn hook_uninstall_removes_only_identedits_rewrite_ref() {
+    let repo = Repo::new();
+    repo.write("a.txt", "alpha\n").commit();
+    git(
+        repo.path(),
+        &["config", "--add", "notes.rewriteRef", "refs/notes/commits"],
+    );
+    ok(&repo, &["hook", "install"]);
+    let values = || git(repo.path(), &["config", "--get-all", "notes.rewriteRef"]);
+    assert_eq!(values(), "refs/notes/commits\nrefs/notes/identedit\n");
+    let removed = ok(&repo, &["hook", "uninstall"]);
+    assert_eq!(removed["notes_rewrite_removed"], true, "{removed}");
+    assert_eq!(values(), "refs/notes/commits\n");
+    // Idempotent: a second uninstall removes nothing and keeps the user's value.
+    let again = ok(&repo, &["hook", "uninstall"]);
+    assert_eq!(again["notes_rewrite_removed"], false, "{again}");
+    assert_eq!(values(), "refs/notes/commits\n");
+    // Install and uninstall again round-trip.
+    ok(&repo, &["hook", "install"]);
+    ok(&repo, &["hook", "uninstall"]);
+    assert_eq!(values(), "refs/notes/commits\n");
+}
