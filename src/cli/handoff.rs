@@ -12,7 +12,7 @@ use crate::lang::hash::line_hash;
 use crate::locate::ladder::{self, Candidate};
 use crate::locate::lines::{Line, split};
 use crate::plan::schema::{CONTRACT_VERSIONS, PLAN_TYPE};
-use crate::plan::{OpKind, PathBase, PathSpec};
+use crate::plan::{Block, Op, OpKind, PathBase, PathSpec};
 use crate::report::Report;
 use crate::workspace::Workspace;
 use crate::workspace::{path, snapshot};
@@ -45,75 +45,126 @@ fn line_request(text: &str, lines: &[Line], c: &Candidate) -> (Value, Value) {
     )
 }
 
-pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
-    let input = std::fs::read(ws.cwd.join(diff_path))
-        .map_err(|e| Error::io(&format!("reading {diff_path}"), &e))?;
-    let plan = formats::compile(&input, Some(Dialect::Diff))?;
-    single_file(&plan)?;
-    let target = path::resolve(
-        ws,
-        &PathSpec {
-            raw: file.to_owned(),
-            base: PathBase::Cwd,
-        },
-    )?;
-    let snapshot = snapshot::read_text(&target)?;
-    let text = snapshot.text();
-    let lines = split(text);
-    let mut changes = Vec::new();
-    let mut edits = Vec::new();
-    let (mut unique, mut ambiguous, mut missing, mut total) = (0, 0, 0, 0);
-    for (index, op) in plan.ops.iter().enumerate() {
-        let OpKind::Block(block) = &op.kind else {
-            return Err(Error::new(Code::PlanUnsupported, "--from-diff takes a diff that changes one existing file (no creates, deletes or renames)")
-                .detail("input_line", op.origin.input_line));
-        };
-        let found = ladder::candidates(block, text);
+/// How many changes were found once, several times or not at all, and the candidates in all.
+#[derive(Default)]
+struct Tally {
+    unique: usize,
+    ambiguous: usize,
+    missing: usize,
+    candidates: usize,
+}
+
+/// One file's text and the edits the unique candidates make of it.
+struct Search<'a> {
+    rel: &'a str,
+    text: &'a str,
+    lines: Vec<Line>,
+    edits: Vec<Value>,
+    tally: Tally,
+}
+
+impl Search<'_> {
+    /// One change of the diff: its status and every candidate place, each as an exact edit and
+    /// as identedit's line request.
+    fn change(&mut self, index: usize, op: &Op, block: &Block) -> Value {
+        let found = ladder::candidates(block, self.text);
         let status = match found.len() {
             0 => "missing",
             1 => "unique",
             _ => "ambiguous",
         };
         match status {
-            "unique" => unique += 1,
-            "missing" => missing += 1,
-            _ => ambiguous += 1,
+            "unique" => self.tally.unique += 1,
+            "missing" => self.tally.missing += 1,
+            _ => self.tally.ambiguous += 1,
         }
-        total += found.len();
+        self.tally.candidates += found.len();
         let candidates: Vec<Value> = found
             .iter()
             .enumerate()
-            .map(|(i, c)| {
-                let edit = json!({"path": target.rel, "find": &text[c.range.clone()], "replace": c.replacement});
-                if status == "unique" {
-                    edits.push(edit.clone());
-                }
-                let (line_target, line_op) = line_request(text, &lines, c);
-                json!({"candidate_index": i, "start_line": c.start_line, "end_line": c.end_line,
-                       "matched_by": c.matched_by, "preview": preview(text, c), "edit": edit,
-                       "target": line_target, "op": line_op})
-            })
+            .map(|(i, c)| self.candidate(i, c, status == "unique"))
             .collect();
-        changes.push(json!({"change_index": index, "input_line": op.origin.input_line, "hint_line": block.hint_line,
-                            "status": status, "candidates": candidates}));
+        json!({"change_index": index, "input_line": op.origin.input_line, "hint_line": block.hint_line,
+               "status": status, "candidates": candidates})
     }
+
+    fn candidate(&mut self, i: usize, c: &Candidate, unique: bool) -> Value {
+        let text = self.text;
+        let edit =
+            json!({"path": self.rel, "find": &text[c.range.clone()], "replace": c.replacement});
+        if unique {
+            self.edits.push(edit.clone());
+        }
+        let (line_target, line_op) = line_request(text, &self.lines, c);
+        json!({"candidate_index": i, "start_line": c.start_line, "end_line": c.end_line,
+               "matched_by": c.matched_by, "preview": preview(text, c), "edit": edit,
+               "target": line_target, "op": line_op})
+    }
+}
+
+pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
+    let input = std::fs::read(ws.cwd.join(diff_path))
+        .map_err(|e| Error::io(&format!("reading {diff_path}"), &e))?;
+    let plan = formats::compile(&input, Some(Dialect::Diff))?;
+    single_file(&plan)?;
+    let spec = PathSpec {
+        raw: file.to_owned(),
+        base: PathBase::Cwd,
+    };
+    let target = path::resolve(ws, &spec)?;
+    let snapshot = snapshot::read_text(&target)?;
+    let text = snapshot.text();
+    let mut search = Search {
+        rel: &target.rel,
+        text,
+        lines: split(text),
+        edits: Vec::new(),
+        tally: Tally::default(),
+    };
+    let mut changes = Vec::new();
+    for (index, op) in plan.ops.iter().enumerate() {
+        let OpKind::Block(block) = &op.kind else {
+            return Err(Error::new(Code::PlanUnsupported, "--from-diff takes a diff that changes one existing file (no creates, deletes or renames)")
+                .detail("input_line", op.origin.input_line));
+        };
+        changes.push(search.change(index, op, block));
+    }
+    let Search { edits, tally, .. } = search;
+    Ok(handoff_report(
+        &target.rel,
+        &snapshot.digest.to_hex(),
+        changes,
+        edits,
+        &tally,
+    ))
+}
+
+/// The handoff's report: every change with its candidates, the tally, and the plan of the
+/// unique ones.
+fn handoff_report(
+    rel: &str,
+    sha256: &str,
+    changes: Vec<Value>,
+    edits: Vec<Value>,
+    t: &Tally,
+) -> Report {
+    let count = changes.len();
     let mut doc = Map::new();
     doc.insert("mode".into(), "failed_diff_handoff".into());
-    doc.insert("file".into(), target.rel.clone().into());
-    doc.insert("sha256".into(), snapshot.digest.to_hex().into());
+    doc.insert("file".into(), rel.into());
+    doc.insert("sha256".into(), sha256.into());
     doc.insert("preview_only".into(), true.into());
     doc.insert("changes".into(), Value::Array(changes));
-    doc.insert("summary".into(), json!({"changes": plan.ops.len(), "unique": unique, "ambiguous": ambiguous, "missing": missing, "candidates": total}));
+    doc.insert("summary".into(), json!({"changes": count, "unique": t.unique, "ambiguous": t.ambiguous, "missing": t.missing, "candidates": t.candidates}));
     doc.insert(
         "plan".into(),
         json!({"type": PLAN_TYPE, "contract_version": CONTRACT_VERSIONS[0], "edits": edits}),
     );
     let text_out = format!(
-        "{}: {} change(s): {unique} unique, {ambiguous} ambiguous, {missing} missing ({total} candidate(s)); nothing was written\n",
-        target.rel,
-        plan.ops.len()
+        "{rel}: {count} change(s): {} unique, {} ambiguous, {} missing ({} candidate(s)); nothing was written\n",
+        t.unique, t.ambiguous, t.missing, t.candidates
     );
-    Ok(Report::new(doc, text_out))
+    Report::new(doc, text_out)
 }
 
 /// The handoff searches one file: a diff touching several is refused, naming them.

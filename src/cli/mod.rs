@@ -190,6 +190,7 @@ impl Command {
             Command::Read(a) => a.json,
             Command::Log(a) => a.json,
             Command::Apply(a) => a.json,
+            Command::Verify(a) => a.json,
             _ => false,
         }
     }

@@ -1,5 +1,6 @@
 //! `verify [LABEL]`: re-prove a receipt (default: the newest) against the work tree as it is.
-//! Exit 0 passed, 1 failed, 3 incomplete.
+//! Exit 0 passed, 1 failed, 3 incomplete. `verify --range A..B`: the provenance of every hunk
+//! of a range of commits (`receipt::range`, reported by `report::range`).
 
 use clap::Args;
 use serde_json::{Map, Value, json};
@@ -24,10 +25,26 @@ pub struct VerifyArgs {
     /// reason: the verdict can then pass, and the reason is reported.
     #[arg(long, value_name = "REASON")]
     pub accept_residue: Option<String>,
+    /// Check a range of commits instead (`A..B`, e.g. `origin/main..HEAD`): which hunks
+    /// verified receipts made and which came by hand. Exit 0 covered or allowed, 1 a receipt
+    /// does not verify, 3 hunks `--require` asks for came by hand.
+    #[arg(long, value_name = "A..B", conflicts_with_all = ["label", "bundle", "accept_residue"])]
+    pub range: Option<String>,
+    /// With --range: `all` (every hunk must be covered) or `files=GLOB` (hunks of matching
+    /// files must be); repeatable.
+    #[arg(long, value_name = "POLICY", requires = "range")]
+    pub require: Vec<crate::report::range::Require>,
+    /// Print the JSON document (as `--format json`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(ws: &Workspace, args: &VerifyArgs) -> Result<Report> {
     let repo = crate::git::repo::open(ws)?;
+    if let Some(range) = &args.range {
+        let provenance = crate::receipt::range::provenance(&repo, range)?;
+        return Ok(crate::report::range::report(&provenance, &args.require));
+    }
     let name = super::bundle_label(args.label.as_deref(), args.bundle.as_deref());
     let stored = store::resolve(&repo, name.as_deref())?;
     let accept = args.accept_residue.as_deref();

@@ -1,9 +1,8 @@
-//! The operation object of identedit's JSON requests (`patch --json`, `edit --json`), one
-//! wire type for every operation ([`OpWire`]: each kind names the fields it takes), and the
-//! config operations: the target `{"type": "config_path", "path", "expected_file_hash"?,
-//! "document_index"?}` and the operation `{"type": "set", "new_text", "create_missing"?}`,
-//! `{"type": "append", "new_text"}` or `{"type": "delete"}`. `new_text` is JSON text; the
-//! file hash is the file's sha256. Unknown keys are refused.
+//! The config operations of identedit's JSON requests (`patch --json`, `edit --json`): the
+//! target `{"type": "config_path", "path", "expected_file_hash"?, "document_index"?}` and the
+//! operation `{"type": "set", "new_text", "create_missing"?}`, `{"type": "append",
+//! "new_text"}` or `{"type": "delete"}`. `new_text` is JSON text; the file hash is the file's
+//! sha256. Unknown keys are refused (the other operations' fields among them).
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -21,19 +20,14 @@ struct TargetWire {
     document_index: Option<usize>,
 }
 
-/// An operation as written: its `type` and every field some operation takes. Which fields a
-/// kind accepts is checked by the kind's reader (a config operation takes `new_text` and
-/// `create_missing`; the others are listed in `patch_request`).
+/// A config operation as written.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct OpWire {
+struct OpWire {
     #[serde(rename = "type")]
-    pub kind: String,
-    pub new_text: Option<String>,
-    pub text: Option<String>,
-    pub pattern: Option<String>,
-    pub replacement: Option<String>,
-    pub create_missing: Option<bool>,
+    kind: String,
+    new_text: Option<String>,
+    create_missing: Option<bool>,
 }
 
 /// Whether a request target is a config path (`"type": "config_path"`).
@@ -53,16 +47,6 @@ pub fn op_kind(target: &Value, op: &Value) -> Result<OpKind> {
         .map_err(|e| malformed(format!("bad config_path target: {e}")))?;
     let op: OpWire = serde_json::from_value(op.clone())
         .map_err(|e| malformed(format!("bad config operation: {e}")))?;
-    let foreign = [
-        ("text", op.text.is_some()),
-        ("pattern", op.pattern.is_some()),
-    ];
-    let replacement = [("replacement", op.replacement.is_some())];
-    if let Some((field, _)) = foreign.iter().chain(&replacement).find(|(_, on)| *on) {
-        return Err(malformed(format!(
-            "bad config operation: unknown field `{field}`, expected one of `type`, `new_text`, `create_missing`"
-        )));
-    }
     if target.kind != "config_path" {
         return Err(malformed(format!(
             "target type `{}` is not config_path",

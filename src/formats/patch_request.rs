@@ -14,20 +14,25 @@
 //! `insert_after` (`new_text` or `text`), `insert` (`new_text`), `scoped_regex
 //! {pattern, replacement}`. Unknown keys are refused. `file` is relative to the current directory.
 //! A `config_path` target takes `set` / `append` / `delete` (see `formats::op_wire`).
+//!
+//! The target and operation are compiled by the edit request's own code, as the one operation
+//! of a request on `file` ([`request::single_operation`]); errors point at `/target` and `/op`.
+//! A type this build does not know is `plan_unsupported`, as identedit's `patch` reports it.
 
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::error::{Code, Error, Result};
-use crate::formats::op_wire::{self, OpWire};
-use crate::plan::{Digest, LineAnchor, NodeOp, OpKind, Plan, Target};
+use crate::formats::request::{self, Ctx, ops, targets};
+use crate::plan::{Digest, Op, Origin, PathBase, PathSpec, Plan};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Request {
     command: Option<String>,
     file: String,
-    target: serde_json::Value,
-    op: serde_json::Value,
+    target: Value,
+    op: Value,
     #[serde(default)]
     options: OptionsWire,
 }
@@ -45,28 +50,6 @@ struct OptionsWire {
     no_diff: bool,
 }
 
-#[derive(Deserialize)]
-struct SpanWire {
-    start: usize,
-    end: usize,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TargetWire {
-    #[serde(rename = "type")]
-    kind_of_target: Option<String>,
-    identity: Option<String>,
-    kind: Option<String>,
-    expected_old_hash: Option<String>,
-    span_hint: Option<SpanWire>,
-    name: Option<String>,
-    exclude_kinds: Option<Vec<String>>,
-    anchor: Option<String>,
-    end_anchor: Option<String>,
-    expected_file_hash: Option<String>,
-}
-
 /// A compiled request: the plan and whether it asked for a dry run.
 pub struct PatchRequest {
     pub plan: Plan,
@@ -82,107 +65,26 @@ fn malformed(message: impl Into<String>) -> Error {
         .hint("See the request shape in `git identedit patch --help` and README.md.")
 }
 
-fn required(value: Option<String>, what: &str) -> Result<String> {
-    value.ok_or_else(|| malformed(format!("`{what}` is required")))
-}
-
-fn target(wire: TargetWire) -> Result<(Target, Option<Digest>)> {
-    let anchor = |text: String| LineAnchor::parse(&text).map_err(malformed);
-    let file_hash = wire
-        .expected_file_hash
-        .as_deref()
-        .map(Digest::parse)
-        .transpose()?;
-    let target = match wire.kind_of_target.as_deref().unwrap_or("node") {
-        "node" => Target::Node {
-            identity: required(wire.identity, "target.identity")?,
-            kind: wire.kind,
-            expected_hash: wire.expected_old_hash,
-            span_hint: wire.span_hint.map(|s| (s.start, s.end)),
-        },
-        "symbol" => Target::Symbol(required(wire.name, "target.name")?),
-        "selector" => Target::Selector {
-            kind: required(wire.kind, "target.kind")?,
-            name: wire.name,
-            exclude_kinds: wire.exclude_kinds.unwrap_or_default(),
-        },
-        "line" => Target::Lines {
-            start: anchor(required(wire.anchor, "target.anchor")?)?,
-            end: wire.end_anchor.map(anchor).transpose()?,
-        },
-        "file_start" => Target::FileStart,
-        "file_end" => Target::FileEnd,
-        other => {
-            return Err(Error::new(
-                Code::PlanUnsupported,
-                format!("target type `{other}` is not supported"),
-            ));
-        }
-    };
-    Ok((target, file_hash))
-}
-
-/// The fields each operation takes besides `type`; any other field contradicts the operation.
-/// `None` for an operation this build does not know (`operation` refuses it as unsupported).
-fn op_fields(kind: &str) -> Option<&'static [&'static str]> {
-    Some(match kind {
-        "replace" | "set_line" | "replace_lines" | "replace_range" | "insert" => &["new_text"],
-        "insert_before" | "insert_after" | "insert_after_line" | "line_insert_after" => {
-            &["new_text", "text"]
-        }
-        "scoped_regex" => &["pattern", "replacement"],
-        "delete" => &[],
-        _ => return None,
-    })
-}
-
-fn check_fields(wire: &OpWire) -> Result<()> {
-    let given = [
-        ("new_text", wire.new_text.is_some()),
-        ("text", wire.text.is_some()),
-        ("pattern", wire.pattern.is_some()),
-        ("replacement", wire.replacement.is_some()),
-        ("create_missing", wire.create_missing.is_some()),
-    ];
-    let Some(allowed) = op_fields(&wire.kind) else {
+/// Refuses, as `plan_unsupported`, a target or operation type this build does not know.
+fn known_types(target: &Value, op: &Value) -> Result<()> {
+    let kind = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_owned);
+    let target_type = kind(target).unwrap_or_else(|| "node".into());
+    if target_type == "config_path" {
         return Ok(());
+    }
+    let unsupported = |what: &str, name: &str| {
+        Err(Error::new(
+            Code::PlanUnsupported,
+            format!("{what} `{name}` is not supported"),
+        ))
     };
-    if let Some((field, _)) = given.iter().find(|(f, on)| *on && !allowed.contains(f)) {
-        return Err(malformed(format!(
-            "operation `{}` takes no `{field}`: drop it, or choose the operation that uses it",
-            wire.kind
-        )));
+    if !targets::TYPES.contains(&target_type.as_str()) {
+        return unsupported("target type", &target_type);
     }
-    if wire.new_text.is_some() && wire.text.is_some() {
-        return Err(malformed("give `new_text` or `text`, not both"));
+    match kind(op) {
+        Some(name) if !ops::OPERATIONS.contains(&name.as_str()) => unsupported("operation", &name),
+        _ => Ok(()),
     }
-    Ok(())
-}
-
-fn operation(wire: OpWire) -> Result<NodeOp> {
-    check_fields(&wire)?;
-    let text = |wire_text: Option<String>| required(wire_text, "op.new_text");
-    Ok(match wire.kind.as_str() {
-        "replace" | "set_line" | "replace_lines" | "replace_range" => {
-            NodeOp::Replace(text(wire.new_text)?)
-        }
-        "delete" => NodeOp::Delete,
-        "insert_before" => NodeOp::InsertBefore(text(wire.new_text.or(wire.text))?),
-        "insert_after" | "insert_after_line" | "line_insert_after" => {
-            NodeOp::InsertAfter(text(wire.new_text.or(wire.text))?)
-        }
-        "insert" => NodeOp::Insert(text(wire.new_text)?),
-        "scoped_regex" => NodeOp::ScopedRegex {
-            pattern: required(wire.pattern, "op.pattern")?,
-            replacement: required(wire.replacement, "op.replacement")?,
-        },
-        other => {
-            return Err(Error::new(
-                Code::PlanUnsupported,
-                format!("operation `{other}` is not supported"),
-            ));
-        }
-    })
 }
 
 pub fn parse(input: &[u8]) -> Result<PatchRequest> {
@@ -191,29 +93,131 @@ pub fn parse(input: &[u8]) -> Result<PatchRequest> {
     if request.command.as_deref().is_some_and(|c| c != "patch") {
         return Err(malformed("`command` must be \"patch\""));
     }
-    let kind = if op_wire::is_config_target(&request.target) {
-        op_wire::op_kind(&request.target, &request.op)?
-    } else {
-        let wire = |e: serde_json::Error| malformed(format!("the patch request is invalid: {e}"));
-        let (target, expected) = target(serde_json::from_value(request.target).map_err(wire)?)?;
-        let op_wire: OpWire = serde_json::from_value(request.op).map_err(wire)?;
-        let op_name = op_wire.kind.clone();
-        let op = operation(op_wire)?;
-        op.check(&target).map_err(malformed)?;
-        crate::plan::check_line_op(&op_name, &target).map_err(malformed)?;
-        OpKind::Targeted {
-            target,
-            op,
-            expected,
-            repair: request.options.auto_repair,
-        }
+    known_types(&request.target, &request.op)?;
+    let ctx = Ctx {
+        base: PathBase::Cwd,
+        repair: request.options.auto_repair,
     };
-    let mut plan = Plan::single("patch_request", request.file, "operations", kind);
-    plan.input_sha256 = Some(Digest::of(input));
+    let kinds = request::single_operation(request.target, request.op, &request.file, ctx)?;
+    let ops = kinds
+        .into_iter()
+        .map(|(raw, kind)| Op {
+            path: PathSpec {
+                raw,
+                base: PathBase::Cwd,
+            },
+            origin: Origin::new("operations", 0),
+            kind,
+        })
+        .collect();
+    let plan = Plan {
+        dialect: "patch_request",
+        input_sha256: Some(Digest::of(input)),
+        ops,
+        ..Plan::default()
+    };
     Ok(PatchRequest {
         plan,
         dry_run: request.options.dry_run,
         no_diff: request.options.no_diff,
         verbose: request.options.verbose,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::error::Code;
+
+    fn patch(target: Value, op: Value) -> crate::error::Result<super::PatchRequest> {
+        let doc = json!({"command": "patch", "file": "a.py", "target": target, "op": op});
+        super::parse(doc.to_string().as_bytes())
+    }
+
+    /// A patch request is the one operation of an edit request: both compile to one plan.
+    #[test]
+    fn a_patch_request_compiles_as_the_same_edit_operation() {
+        let cases = [
+            (
+                json!({"type": "symbol", "name": "f"}),
+                json!({"type": "delete"}),
+            ),
+            (
+                json!({"identity": "0123456789abcdef", "kind": "function_definition"}),
+                json!({"type": "replace", "new_text": "x"}),
+            ),
+            (
+                json!({"type": "line", "anchor": "2:0123abcd"}),
+                json!({"type": "insert_after", "text": "y\n"}),
+            ),
+            (
+                json!({"type": "file_end"}),
+                json!({"type": "insert", "new_text": "z\n"}),
+            ),
+            (
+                json!({"type": "symbol", "name": "f"}),
+                json!({"type": "move_after", "destination": {"type": "symbol", "name": "g"}}),
+            ),
+        ];
+        for (target, op) in cases {
+            let edit = json!({"command": "edit", "file": "a.py",
+                              "operations": [{"target": target, "op": op}]});
+            let from_edit = crate::formats::request::parse(edit.to_string().as_bytes());
+            let from_patch = patch(target.clone(), op.clone());
+            let kinds = |ops: &[crate::plan::Op]| {
+                format!(
+                    "{:?}",
+                    ops.iter().map(|o| (&o.path, &o.kind)).collect::<Vec<_>>()
+                )
+            };
+            match (from_edit, from_patch) {
+                (Ok(e), Ok(p)) => {
+                    assert_eq!(kinds(&e.plan.ops), kinds(&p.plan.ops), "{target} {op}")
+                }
+                (e, p) => panic!("{target} {op}: {:?} / {:?}", e.err(), p.err()),
+            }
+        }
+    }
+
+    #[test]
+    fn refusals_point_at_the_target_or_the_op() {
+        let cases = [
+            (
+                json!({"identity": "xyz"}),
+                json!({"type": "delete"}),
+                "/target/identity",
+            ),
+            (
+                json!({"type": "symbol", "nme": "f"}),
+                json!({"type": "delete"}),
+                "/target/nme",
+            ),
+            (
+                json!({"type": "symbol", "name": "f"}),
+                json!({"type": "insert", "new_text": "x", "surprise": 1}),
+                "/op/surprise",
+            ),
+        ];
+        for (target, op, pointer) in cases {
+            let error = patch(target.clone(), op.clone()).err();
+            let error = error.unwrap_or_else(|| panic!("{target} {op} compiled"));
+            assert_eq!(error.code, Code::PlanMalformed, "{error:?}");
+            assert_eq!(error.details["pointer"], json!(pointer), "{error:?}");
+        }
+    }
+
+    #[test]
+    fn a_type_this_build_does_not_know_is_unsupported() {
+        for (target, op) in [
+            (json!({"type": "warp"}), json!({"type": "delete"})),
+            (
+                json!({"type": "symbol", "name": "f"}),
+                json!({"type": "explode"}),
+            ),
+        ] {
+            let code = patch(target, op).err().map(|e| e.code);
+            assert_eq!(code, Some(Code::PlanUnsupported));
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
+use gix::diff::index::ChangeRef;
 use gix::index::entry::Mode;
 
 use crate::error::Result;
@@ -29,7 +30,6 @@ fn is_file(mode: Mode) -> bool {
 
 /// Every staged regular file, in index order.
 pub fn changes(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<Staged>> {
-    use gix::diff::index::ChangeRef;
     let head_tree = repo
         .head_tree_id_or_empty()
         .map_err(|e| git_error("HEAD's tree", e))?
@@ -38,11 +38,7 @@ pub fn changes(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<
     let mut out = Vec::new();
     // Renames need a deleted path; without one, skip the rename tracker (its set-up reads the
     // whole index once more for attributes).
-    let deleted = narrowed.head.entries().iter().any(|e| {
-        let path = e.path(&narrowed.head);
-        narrowed.staged.entry_index_by_path(path).is_err()
-    });
-    let mut resource_cache = if deleted {
+    let mut resource_cache = if has_deletion(&narrowed.head, &narrowed.staged) {
         Some(
             repo.diff_resource_cache_for_tree_diff()
                 .map_err(|e| git_error("preparing rename detection", e))?,
@@ -60,46 +56,7 @@ pub fn changes(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<
     let mut search = gix::pathspec::Search::from_specs(None, None, std::path::Path::new(""))
         .map_err(|e| git_error("an empty pathspec", e))?;
     let on_change = |change: ChangeRef<'_, '_>| {
-        let staged = match change {
-            ChangeRef::Addition {
-                location,
-                entry_mode,
-                id,
-                ..
-            } => is_file(entry_mode).then(|| (location, id.into_owned(), None)),
-            ChangeRef::Modification {
-                location,
-                entry_mode,
-                id,
-                previous_id,
-                previous_entry_mode,
-                ..
-            } => {
-                // A mode change alone stages no new content.
-                let changed = id != previous_id;
-                let base = is_file(previous_entry_mode).then(|| previous_id.into_owned());
-                (is_file(entry_mode) && changed).then(|| (location, id.into_owned(), base))
-            }
-            ChangeRef::Rewrite {
-                location,
-                entry_mode,
-                id,
-                source_id,
-                source_entry_mode,
-                ..
-            } => {
-                let base = is_file(source_entry_mode).then(|| source_id.into_owned());
-                is_file(entry_mode).then(|| (location, id.into_owned(), base))
-            }
-            ChangeRef::Deletion { .. } => None,
-        };
-        if let Some((location, blob, base)) = staged {
-            out.push(Staged {
-                path: location.to_str_lossy().into_owned(),
-                blob,
-                base,
-            });
-        }
+        out.extend(staged_of(change));
         Ok(gix::diff::index::Action::Continue(()))
     };
     let no_attributes = &mut |_: &gix::bstr::BStr, _, _, _: &mut _| false;
@@ -113,6 +70,57 @@ pub fn changes(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<
     )
     .map_err(|e| git_error("comparing the index with HEAD", e))?;
     Ok(out)
+}
+
+/// Whether a path of HEAD's (narrowed) tree is missing from the (narrowed) index: only then
+/// can a change be a rename.
+fn has_deletion(head: &gix::index::State, staged: &gix::index::State) -> bool {
+    head.entries()
+        .iter()
+        .any(|e| staged.entry_index_by_path(e.path(head)).is_err())
+}
+
+/// The staged file one change of the index against HEAD records, if it records one: an
+/// addition, a content modification or a rename of a regular file.
+fn staged_of(change: ChangeRef<'_, '_>) -> Option<Staged> {
+    let (location, blob, base) = match change {
+        ChangeRef::Addition {
+            location,
+            entry_mode,
+            id,
+            ..
+        } => is_file(entry_mode).then(|| (location, id.into_owned(), None))?,
+        ChangeRef::Modification {
+            location,
+            entry_mode,
+            id,
+            previous_id,
+            previous_entry_mode,
+            ..
+        } => {
+            // A mode change alone stages no new content.
+            let changed = id != previous_id;
+            let base = is_file(previous_entry_mode).then(|| previous_id.into_owned());
+            (is_file(entry_mode) && changed).then(|| (location, id.into_owned(), base))?
+        }
+        ChangeRef::Rewrite {
+            location,
+            entry_mode,
+            id,
+            source_id,
+            source_entry_mode,
+            ..
+        } => {
+            let base = is_file(source_entry_mode).then(|| source_id.into_owned());
+            is_file(entry_mode).then(|| (location, id.into_owned(), base))?
+        }
+        ChangeRef::Deletion { .. } => return None,
+    };
+    Some(Staged {
+        path: location.to_str_lossy().into_owned(),
+        blob,
+        base,
+    })
 }
 
 /// The index as git reads it for a commit: its trailing checksum is not verified (git checks

@@ -29,7 +29,7 @@ pub struct Plan {
 
 impl Plan {
     /// A plan of one operation on a file named from the current directory (the command-line
-    /// forms and identedit's patch request).
+    /// forms).
     pub fn single(dialect: &'static str, file: String, list: &'static str, kind: OpKind) -> Self {
         let origin = Origin::new(list, 0);
         let op = Op {

@@ -9,6 +9,7 @@
 
 pub mod evidence;
 pub mod observe;
+pub mod range;
 pub mod record;
 pub mod store;
 pub mod undo;

@@ -4,6 +4,7 @@
 pub mod changeset;
 pub mod diff;
 pub mod nearest;
+pub mod range;
 pub mod read;
 pub mod structure;
 

@@ -1,6 +1,8 @@
 //! What `read` prints: the outline, a structure with context, or line anchors, as text an
 //! agent can copy from (`# node --at IDENTITY`, `LINE:HASH|content`) or as JSON handles.
 
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value, json};
 
 use crate::lang::Location;
@@ -137,40 +139,33 @@ fn file_json(view: &FileView, verbose: bool) -> Value {
 }
 
 fn lines_text(out: &mut String, lines: &[LineView]) {
-    use std::fmt::Write as _;
     for l in lines {
         let _ = writeln!(out, "{}:{}|{}", l.line, l.hash, l.text);
     }
 }
 
+/// One item's kind, name and line range, as outlines and symbol headers print it after its
+/// identity.
+fn item_tail(item: &Item) -> String {
+    format!(
+        "{} {} [{}-{}]",
+        item.kind, item.qualified_name, item.start_line, item.end_line
+    )
+}
+
 fn file_text(view: &FileView, several: bool, verbose: bool) -> String {
     let mut out = String::new();
-    let header =
-        |out: &mut String| out.push_str(&format!("## {}  sha256:{}\n", view.path, view.sha256));
     if let Some((_, Some((count, at)))) = &view.language {
         let at = at.map_or(String::new(), |l| {
             format!(" (first at line {}, column {})", l.line, l.column)
         });
-        out.push_str(&format!("# {count} syntax error(s){at}\n"));
+        let _ = writeln!(out, "# {count} syntax error(s){at}");
     }
+    let header = format!("## {}  sha256:{}\n", view.path, view.sha256);
     match &view.focus {
         Focus::Outline { items } => {
-            header(&mut out);
-            for i in items {
-                let indent = "  ".repeat(i.depth);
-                out.push_str(&format!(
-                    "{indent}{} {} {} [{}-{}]\n",
-                    i.identity(view.text.as_bytes()),
-                    i.kind,
-                    i.qualified_name,
-                    i.start_line,
-                    i.end_line
-                ));
-                if verbose {
-                    out.push_str(view.text.get(i.span.clone()).unwrap_or_default());
-                    out.push('\n');
-                }
-            }
+            out.push_str(&header);
+            outline_text(&mut out, items, &view.text, verbose);
         }
         Focus::Symbol {
             item,
@@ -178,25 +173,10 @@ fn file_text(view: &FileView, several: bool, verbose: bool) -> String {
             body,
             after,
         } => {
-            header(&mut out);
-            out.push_str(&format!(
-                "# node --at {}  {} {} [{}-{}]\n",
-                item.identity(view.text.as_bytes()),
-                item.kind,
-                item.qualified_name,
-                item.start_line,
-                item.end_line
-            ));
-            if !before.is_empty() {
-                out.push_str("# context before\n");
-                lines_text(&mut out, before);
-            }
-            out.push_str("# symbol\n");
-            lines_text(&mut out, body);
-            if !after.is_empty() {
-                out.push_str("# context after\n");
-                lines_text(&mut out, after);
-            }
+            out.push_str(&header);
+            let identity = item.identity(view.text.as_bytes());
+            let _ = writeln!(out, "# node --at {identity}  {}", item_tail(item));
+            symbol_text(&mut out, before, body, after);
         }
         Focus::Lines {
             shown,
@@ -205,18 +185,48 @@ fn file_text(view: &FileView, several: bool, verbose: bool) -> String {
             ..
         } => {
             if several {
-                header(&mut out);
+                out.push_str(&header);
             }
-            if *omitted_before > 0 {
-                out.push_str(&format!("# {omitted_before} line(s) omitted before\n"));
-            }
+            omitted(&mut out, *omitted_before, "before");
             lines_text(&mut out, shown);
-            if *omitted_after > 0 {
-                out.push_str(&format!("# {omitted_after} line(s) omitted after\n"));
-            }
+            omitted(&mut out, *omitted_after, "after");
         }
     }
     out
+}
+
+/// An outline, one item a line indented by depth; `verbose` adds each item's source.
+fn outline_text(out: &mut String, items: &[Item], text: &str, verbose: bool) {
+    for i in items {
+        let indent = "  ".repeat(i.depth);
+        let identity = i.identity(text.as_bytes());
+        let _ = writeln!(out, "{indent}{identity} {}", item_tail(i));
+        if verbose {
+            out.push_str(text.get(i.span.clone()).unwrap_or_default());
+            out.push('\n');
+        }
+    }
+}
+
+/// A symbol's lines, with the context shown around it.
+fn symbol_text(out: &mut String, before: &[LineView], body: &[LineView], after: &[LineView]) {
+    if !before.is_empty() {
+        out.push_str("# context before\n");
+        lines_text(out, before);
+    }
+    out.push_str("# symbol\n");
+    lines_text(out, body);
+    if !after.is_empty() {
+        out.push_str("# context after\n");
+        lines_text(out, after);
+    }
+}
+
+/// The note of lines left out `before` or `after` the shown ones, when any were.
+fn omitted(out: &mut String, count: usize, side: &str) {
+    if count > 0 {
+        let _ = writeln!(out, "# {count} line(s) omitted {side}");
+    }
 }
 
 /// The report of a `read`: JSON handles or text, whichever will be printed.

@@ -45,6 +45,28 @@ pub fn resolve_with(
     spec: &PathSpec,
     real_dirs: &mut HashSet<PathBuf>,
 ) -> Result<TargetPath> {
+    check_shape(spec)?;
+    let inside = inside_root(ws, spec)?;
+    let prefix = match (spec.base, inside) {
+        (_, Some(_)) | (PathBase::Root, None) => String::new(),
+        (PathBase::Cwd, None) => ws.cwd_prefix().ok_or_else(|| {
+            refused(
+                spec,
+                "outside_root",
+                "the current directory is outside the work tree",
+            )
+        })?,
+    };
+    let parts = components(spec, &prefix, inside.unwrap_or(&spec.raw))?;
+    check_components(ws, spec, &parts)?;
+    let rel = parts.join("/");
+    let abs = ws.root.join(&rel);
+    let key = canonical_key(ws, spec, &parts, real_dirs)?.unwrap_or_else(|| rel.clone());
+    Ok(TargetPath { rel, abs, key })
+}
+
+/// Refuses what cannot name a file whatever the root: an empty path, a NUL, a directory.
+fn check_shape(spec: &PathSpec) -> Result<()> {
     let raw = spec.raw.as_str();
     if raw.is_empty() || raw.contains('\0') {
         return Err(refused(spec, "empty", "a file path is required"));
@@ -56,52 +78,50 @@ pub fn resolve_with(
             "it names a directory; give a file path",
         ));
     }
-    // An absolute path inside the root is taken as root-relative (as git takes one).
+    Ok(())
+}
+
+/// An absolute path inside the root, as the root-relative rest (as git takes one); `None` for
+/// a relative path. An absolute path outside the root is refused, or missing if nothing is
+/// there at all.
+fn inside_root<'a>(ws: &Workspace, spec: &'a PathSpec) -> Result<Option<&'a str>> {
+    let raw = spec.raw.as_str();
     let root = ws.root.to_string_lossy();
     let inside = raw
         .strip_prefix(root.as_ref())
         .and_then(|rest| rest.strip_prefix('/'));
     let absolute = raw.starts_with('/') || raw.starts_with('\\');
-    if absolute && inside.is_none() {
-        // A file that does not exist anywhere is missing, wherever it was meant to be.
-        if std::fs::symlink_metadata(raw).is_err() {
-            return Err(
-                Error::new(Code::InputNotFound, format!("{raw} does not exist"))
-                    .detail("path", raw),
-            );
-        }
-        return Err(refused(
-            spec,
-            "absolute",
-            "an absolute path outside the repository; name a file inside it",
-        ));
+    if !absolute || inside.is_some() {
+        return Ok(inside);
     }
-    let mut parts: Vec<&str> = Vec::new();
-    let prefix = match (spec.base, inside) {
-        (_, Some(_)) | (PathBase::Root, None) => String::new(),
-        (PathBase::Cwd, None) => ws.cwd_prefix().ok_or_else(|| {
-            refused(
-                spec,
-                "outside_root",
-                "the current directory is outside the work tree",
-            )
-        })?,
-    };
-    parts.extend(prefix.split('/').filter(|p| !p.is_empty()));
-    let raw = inside.unwrap_or(raw);
+    // A file that does not exist anywhere is missing, wherever it was meant to be.
+    if std::fs::symlink_metadata(raw).is_err() {
+        return Err(
+            Error::new(Code::InputNotFound, format!("{raw} does not exist")).detail("path", raw),
+        );
+    }
+    Err(refused(
+        spec,
+        "absolute",
+        "an absolute path outside the repository; name a file inside it",
+    ))
+}
+
+/// The normalised components of `prefix` joined with `raw`: `.` dropped and `..` resolved
+/// lexically, as git resolves it in a path; only leaving the root, or naming it, is refused.
+fn components<'a>(spec: &PathSpec, prefix: &'a str, raw: &'a str) -> Result<Vec<&'a str>> {
+    let mut parts: Vec<&str> = prefix.split('/').filter(|p| !p.is_empty()).collect();
     for part in raw.split('/') {
         match part {
             "" | "." => {}
-            // Resolved lexically, as git resolves `..` in a path: only leaving the root is refused.
-            ".." => {
-                if parts.pop().is_none() {
-                    return Err(refused(
-                        spec,
-                        "outside_root",
-                        "`..` leads out of the repository",
-                    ));
-                }
+            ".." if parts.pop().is_none() => {
+                return Err(refused(
+                    spec,
+                    "outside_root",
+                    "`..` leads out of the repository",
+                ));
             }
+            ".." => {}
             part => parts.push(part),
         }
     }
@@ -112,11 +132,7 @@ pub fn resolve_with(
             "the path names the root directory, not a file",
         ));
     }
-    check_components(ws, spec, &parts)?;
-    let rel = parts.join("/");
-    let abs = ws.root.join(&rel);
-    let key = canonical_key(ws, spec, &parts, real_dirs)?.unwrap_or_else(|| rel.clone());
-    Ok(TargetPath { rel, abs, key })
+    Ok(parts)
 }
 
 /// `.git` in any spelling git itself refuses: any case, with HFS+ ignorable code points

@@ -25,6 +25,8 @@ mod mcp;
 mod output;
 mod precommit_framework;
 mod public_shapes;
+mod range;
+mod read;
 mod readme;
 mod rebase;
 mod reliability;

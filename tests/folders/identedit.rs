@@ -11,8 +11,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{Repo, parse_one_document, run_with_stdin};
-use crate::scenarios::files;
+use crate::case::Folder;
+use crate::common::{parse_one_document, run_with_stdin};
 
 fn check_document(name: &str, rc: i32, doc: &Value, outcome: &Value) {
     match outcome["exit"].as_i64() {
@@ -44,50 +44,22 @@ fn check_document(name: &str, rc: i32, doc: &Value, outcome: &Value) {
     }
 }
 
-/// Runs the case in the folder `dir` and checks its outcome and the tree after.
+/// Runs the case in the folder `dir` (from its `cwd`, if it names one) and checks its outcome
+/// and the tree after.
 pub fn run_case(dir: &Path) {
     let name = dir.display().to_string();
-    let read_json = |file: &str| -> Value {
-        serde_json::from_slice(&std::fs::read(dir.join(file)).expect(file)).expect(file)
-    };
-    let (cmd, outcome) = (read_json("cmd.json"), read_json("outcome.json"));
-    let repo = Repo::new();
-    let input = files(&dir.join("input"));
-    for (rel, bytes) in &input {
-        repo.write(rel, bytes);
+    let case = Folder::new(dir);
+    let mut command = case.repo.cmd();
+    command.args(case.args());
+    if let Some(cwd) = case.cmd["cwd"].as_str() {
+        command.current_dir(case.repo.path().join(cwd));
     }
-    repo.commit();
-    // `{root}` in an argument is the repository's absolute path.
-    let root = repo.path().to_string_lossy().into_owned();
-    let args: Vec<String> = cmd["args"]
-        .as_array()
-        .expect("args")
-        .iter()
-        .filter_map(Value::as_str)
-        .map(|a| a.replace("{root}", &root))
-        .collect();
-    let stdin = cmd["stdin"]
-        .as_str()
-        .map(|f| std::fs::read_to_string(dir.join(f)).expect("stdin file"))
-        .unwrap_or_default();
-    let mut command = repo.cmd();
-    command.args(&args);
-    if let Some(cwd) = cmd["cwd"].as_str() {
-        command.current_dir(repo.path().join(cwd));
-    }
-    let out = run_with_stdin(&mut command, &stdin);
+    let out = run_with_stdin(&mut command, &case.stdin(dir));
     let doc = parse_one_document(&out);
-    check_document(&name, out.status.code().unwrap_or(-1), &doc, &outcome);
-    let expected_dir = dir.join("expected");
-    let expected = if expected_dir.exists() {
-        files(&expected_dir)
-    } else {
-        input
-    };
-    let tree: std::collections::BTreeMap<String, Vec<u8>> = repo
-        .tree()
-        .into_iter()
-        .filter(|(k, _)| !k.ends_with('/'))
-        .collect();
-    assert_eq!(tree, expected, "{name}: tree after the command");
+    check_document(&name, out.status.code().unwrap_or(-1), &doc, &case.outcome);
+    assert_eq!(
+        case.after(),
+        case.expected(dir),
+        "{name}: tree after the command"
+    );
 }

@@ -3,7 +3,8 @@
 //! `fixtures/config/<name>/` (checked by `scenarios.rs`), every identedit conformance case
 //! under `fixtures/identedit/<name>/` (`identedit.rs`) and every symbol case under
 //! `fixtures/symbols/<lang>/<name>/` (`symbols.rs`), in the hermetic harness of
-//! `tests/cli/common.rs`.
+//! `tests/cli/common.rs`. What the folders share (set-up, command, expected tree) is
+//! `case.rs`.
 //!
 //! A custom harness (`libtest-mimic`, `harness = false`): the folders are listed when the
 //! binary starts, so a new folder needs no code, and the usual filters work
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
+mod case;
 #[allow(dead_code)]
 #[path = "../cli/common.rs"]
 mod common;

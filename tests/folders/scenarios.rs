@@ -7,86 +7,18 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::Value;
-
-use crate::common::{Repo, code};
-
-/// Every file under `root`, by path relative to it.
-pub fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read_dir").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path
-                    .strip_prefix(root)
-                    .expect("prefix")
-                    .to_string_lossy()
-                    .into_owned();
-                out.insert(rel, std::fs::read(&path).expect("read"));
-            }
-        }
-    }
-    out
-}
-
-fn only_files(tree: BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
-    tree.into_iter()
-        .filter(|(k, _)| !k.ends_with('/'))
-        .collect()
-}
+use crate::case::Folder;
+use crate::common::Repo;
 
 pub(crate) fn run_scenario(dir: &Path) {
     let name = dir.display();
-    let repo = Repo::new();
-    let input = files(&dir.join("input"));
-    for (rel, bytes) in &input {
-        repo.write(rel, bytes);
-    }
-    repo.commit();
-    let cmd: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("cmd.json")).expect("cmd.json"))
-            .expect("cmd json");
-    let outcome: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("outcome.json")).expect("outcome.json"))
-            .expect("outcome json");
-    let args: Vec<&str> = cmd["args"]
-        .as_array()
-        .expect("args")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    let stdin = cmd["stdin"]
-        .as_str()
-        .map(|f| std::fs::read_to_string(dir.join(f)).expect("stdin file"))
-        .unwrap_or_default();
-    let (rc, doc) = repo.json_stdin(&args, &stdin);
-    assert_eq!(
-        i64::from(rc),
-        outcome["exit"].as_i64().unwrap_or(0),
-        "{name}: {doc}"
-    );
-    if let Some(expected_code) = outcome["code"].as_str() {
-        assert_eq!(code(&doc), expected_code, "{name}");
-    }
-    let expected_dir = dir.join("expected");
-    let changed = expected_dir.exists() && files(&expected_dir) != input;
-    let expected = if expected_dir.exists() {
-        files(&expected_dir)
-    } else {
-        input.clone()
-    };
-    assert_eq!(
-        only_files(repo.tree()),
-        expected,
-        "{name}: tree after the command"
-    );
-    assert!(repo.temp_files().is_empty(), "{name}: temp files left");
-    if changed {
-        verify_then_undo(&repo, &name.to_string(), &input);
+    let ran = Folder::new(dir);
+    ran.run_checked(dir);
+    let expected = ran.expected(dir);
+    assert_eq!(ran.after(), expected, "{name}: tree after the command");
+    assert!(ran.repo.temp_files().is_empty(), "{name}: temp files left");
+    if expected != ran.input {
+        verify_then_undo(&ran.repo, &name.to_string(), &ran.input);
     }
 }
 

@@ -298,6 +298,26 @@ fn compile_entry(
     Ok(())
 }
 
+/// identedit's patch request: one `target` and one `op` at the top of a document, compiled
+/// as the one operation of an edit request on `file` (its errors point at `/target`, `/op`).
+pub fn single_operation(
+    target: Value,
+    op: Value,
+    file: &str,
+    ctx: Ctx,
+) -> Result<Vec<(String, crate::plan::OpKind)>> {
+    let item = Value::Object(Map::from_iter([
+        ("target".into(), target),
+        ("op".into(), op),
+    ]));
+    let handles = ops::Handles {
+        own: None,
+        by_file: &HashMap::new(),
+    };
+    let at = Located::new("", String::new());
+    Ok(operation(&item, file, handles, &at, ctx)?.kinds)
+}
+
 /// One operation of a file entry (at `at`), compiled.
 fn operation(
     item: &Value,

@@ -41,6 +41,39 @@ pub struct CompiledOp {
     pub renames: bool,
 }
 
+/// Every operation type a request may name (targeted edits, then the moves).
+pub const OPERATIONS: &[&str] = &[
+    "replace",
+    "set_line",
+    "replace_lines",
+    "replace_range",
+    "delete",
+    "insert_before",
+    "insert_after",
+    "insert_after_line",
+    "line_insert_after",
+    "insert",
+    "scoped_regex",
+    "move_before",
+    "move_after",
+    "move_to_before",
+    "move_to_after",
+    "move",
+];
+
+impl CompiledOp {
+    /// One plan operation on `file` that moves nothing.
+    fn edit(file: &str, kind: OpKind, target: Value, op: Value) -> Self {
+        Self {
+            kinds: vec![(file.to_owned(), kind)],
+            target,
+            op,
+            moves: false,
+            renames: false,
+        }
+    }
+}
+
 /// `replace`, `set_line`, `replace_lines`, `replace_range`: `new_text` only.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -190,13 +223,7 @@ fn targeted(
         expected: target.file_hash,
         repair: ctx.repair,
     };
-    Ok(CompiledOp {
-        kinds: vec![(file.to_owned(), kind)],
-        target: target.json,
-        op: value.clone(),
-        moves: false,
-        renames: false,
-    })
+    Ok(CompiledOp::edit(file, kind, target.json, value.clone()))
 }
 
 /// A config operation (`target: {"type": "config_path", …}`), checked by the config layer.
@@ -207,13 +234,7 @@ pub fn config(target: &Value, op: &Value, file: &str, at: &Located) -> Result<Co
             .detail("pointer", at.at.as_str())
             .detail("request_pointers", vec![at.owner.clone()])
     })?;
-    Ok(CompiledOp {
-        kinds: vec![(file.to_owned(), kind)],
-        target: target.clone(),
-        op: op.clone(),
-        moves: false,
-        renames: false,
-    })
+    Ok(CompiledOp::edit(file, kind, target.clone(), op.clone()))
 }
 
 /// `move {to}` on a `file` target: a rename that never replaces a file (chains excepted).

@@ -92,6 +92,18 @@ struct BoundaryWire {
     expected_file_hash: Option<String>,
 }
 
+/// Every target type a request may name besides `config_path` (the config layer's).
+pub const TYPES: &[&str] = &[
+    "node",
+    "symbol",
+    "selector",
+    "handle_ref",
+    "line",
+    "file_start",
+    "file_end",
+    "file",
+];
+
 fn required<T>(value: Option<T>, key: &str, at: &Located) -> Result<T> {
     value.ok_or_else(|| bad(at, format!("`{key}` is required")))
 }
@@ -123,9 +135,7 @@ pub fn compile(
         kind @ ("file_start" | "file_end" | "file") => boundary(kind, value, at),
         other => Err(bad(
             &at.key("type"),
-            format!(
-                "unknown target type `{other}` (node, symbol, selector, handle_ref, line, file_start, file_end, file)"
-            ),
+            format!("unknown target type `{other}` ({})", TYPES.join(", ")),
         )),
     }
 }

@@ -277,31 +277,39 @@ fn documents<'t>(tree: &'t Tree) -> Vec<Option<Node<'t>>> {
 /// The document the job addresses, and the walk in it.
 fn choose<'t>(src: &str, tree: &'t Tree, job: &Job<'_>) -> Result<Walk<'t>> {
     let docs = documents(tree);
-    if let Some(i) = job.document_index {
-        let top = docs.get(i).ok_or_else(|| {
-            Error::new(
-                Code::TargetMissing,
-                format!(
-                    "--document-index {i}: the file has {} document(s)",
-                    docs.len()
-                ),
-            )
-            .detail("documents", docs.len())
-            .hint("Documents count from 0.")
-        })?;
-        if top.is_none() && i + 1 < docs.len() {
-            return Err(unsupported(
-                job.path,
-                format!(
-                    "document {i} is empty and not the last one; give it a first key with a line edit"
-                ),
-            ));
-        }
-        return walk(src, *top, job.path);
+    match job.document_index {
+        Some(i) => by_index(src, &docs, i, job),
+        None if docs.len() <= 1 => walk(src, docs.first().copied().flatten(), job.path),
+        None => across(src, &docs, job),
     }
-    if docs.len() <= 1 {
-        return walk(src, docs.first().copied().flatten(), job.path);
+}
+
+/// The walk in document `i`, as `--document-index` names it.
+fn by_index<'t>(src: &str, docs: &[Option<Node<'t>>], i: usize, job: &Job<'_>) -> Result<Walk<'t>> {
+    let top = docs.get(i).ok_or_else(|| {
+        Error::new(
+            Code::TargetMissing,
+            format!(
+                "--document-index {i}: the file has {} document(s)",
+                docs.len()
+            ),
+        )
+        .detail("documents", docs.len())
+        .hint("Documents count from 0.")
+    })?;
+    if top.is_none() && i + 1 < docs.len() {
+        return Err(unsupported(
+            job.path,
+            format!(
+                "document {i} is empty and not the last one; give it a first key with a line edit"
+            ),
+        ));
     }
+    walk(src, *top, job.path)
+}
+
+/// The one document of several where the path exists; none or two are refused.
+fn across<'t>(src: &str, docs: &[Option<Node<'t>>], job: &Job<'_>) -> Result<Walk<'t>> {
     let mut found = Vec::new();
     let mut first_miss = None;
     for (i, top) in docs.iter().enumerate() {

@@ -242,17 +242,6 @@ pub fn resolve(
     let found = within_anchor(found, block, lines, text, from);
     match found.as_slice() {
         [one] => {
-            match retry::read(file, block, one, &body, scope) {
-                retry::Reading::Match => {}
-                retry::Reading::Applied => return Ok(Resolved::already_applied()),
-                retry::Reading::Ambiguous(done) => {
-                    let mut both = [*one, done];
-                    both.sort_by_key(|f| f.first);
-                    return Err(ambiguous(&both, &ctx, trimmed).hint(
-                        "The replacement already stands at the second place: if the edit was applied there, there is nothing to do; otherwise add surrounding lines so the search matches once.",
-                    ));
-                }
-            }
             let placed = Placed {
                 file,
                 found: *one,
@@ -260,18 +249,42 @@ pub fn resolve(
                 at_eof: block.at_eof,
                 op,
             };
-            Ok(Resolved {
-                splices: placed.splices(),
-                matched_by: if trimmed {
-                    "blank_lines"
-                } else {
-                    one.tier.name()
-                },
-            })
+            one_match(&placed, block, scope, trimmed, &ctx)
         }
         [] => Err(missing(block, file, &ctx)),
         several => Err(ambiguous(several, &ctx, trimmed)),
     }
+}
+
+/// The one window a block's SEARCH matches: applied there, unless its replacement already
+/// stands there (a retried edit) or at a twin (then both places are named).
+fn one_match(
+    placed: &Placed<'_, '_, '_>,
+    block: &Block,
+    scope: Scope,
+    trimmed: bool,
+    ctx: &Ctx<'_>,
+) -> Result<Resolved> {
+    let one = &placed.found;
+    match retry::read(placed.file, block, one, placed.body, scope) {
+        retry::Reading::Match => {}
+        retry::Reading::Applied => return Ok(Resolved::already_applied()),
+        retry::Reading::Ambiguous(done) => {
+            let mut both = [*one, done];
+            both.sort_by_key(|f| f.first);
+            return Err(ambiguous(&both, ctx, trimmed).hint(
+                "The replacement already stands at the second place: if the edit was applied there, there is nothing to do; otherwise add surrounding lines so the search matches once.",
+            ));
+        }
+    }
+    Ok(Resolved {
+        splices: placed.splices(),
+        matched_by: if trimmed {
+            "blank_lines"
+        } else {
+            one.tier.name()
+        },
+    })
 }
 
 /// A block whose divider is one of several `=======` lines: the reading whose SEARCH part
