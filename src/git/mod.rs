@@ -1,9 +1,12 @@
 //! Everything git beyond finding the repository (which `workspace::discover` does, cheaply,
 //! on the path of every edit): `repo` opens it with gix when a command needs objects or refs,
 //! `ledger` writes receipt objects and refs, `index` stages, `cached` applies to the index
-//! only.
+//! only; `clean` finds pre-images the index already names, `splices` stores a post-image as
+//! its edit.
 
 pub mod cached;
+pub mod clean;
 pub mod index;
 pub mod ledger;
 pub mod repo;
+pub mod splices;

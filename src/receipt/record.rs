@@ -328,13 +328,27 @@ fn message(receipt: &Receipt) -> String {
 /// Blob ids of stored images, by their path in the receipt tree (`before/<path>`).
 type Images = std::collections::HashMap<String, gix::ObjectId>;
 
+/// The images of every changed file: a pre-image the index already names is filed by that
+/// id (`git::clean`), others are written; a post-image is stored as its splices on the
+/// pre-image when they rebuild it (`git::splices`, its blob id still recorded), else whole.
 fn add_images(repo: &gix::Repository, tree: &mut TreeFiles, files: &[FileChange]) -> Result<()> {
+    let known = crate::git::clean::index_ids(repo, files);
     for change in files.iter().filter(|c| c.action != Action::Unchanged) {
+        let rel = &change.path.rel;
         if let Some(before) = &change.before {
-            tree.add(repo, format!("before/{}", change.path.rel), &before.bytes)?;
+            match known.get(rel) {
+                Some(id) => tree.entries.push((format!("before/{rel}"), *id)),
+                None => drop(tree.add(repo, format!("before/{rel}"), &before.bytes)?),
+            }
         }
-        if let Some(after) = &change.after {
-            tree.add(repo, format!("after/{}", change.path.rel), after)?;
+        let Some(after) = &change.after else { continue };
+        let spliced = change
+            .before
+            .as_ref()
+            .and_then(|b| crate::git::splices::encode(&b.bytes, after, &change.ranges));
+        match spliced {
+            Some(encoded) => drop(tree.add(repo, format!("splices/{rel}"), &encoded)?),
+            None => drop(tree.add(repo, format!("after/{rel}"), after)?),
         }
     }
     Ok(())

@@ -128,6 +128,43 @@ pub fn stored_file(
     blob_at(repo, &tree, path)
 }
 
+/// The post-image `file` of the receipt `commit` published: its `after/<path>` blob, or
+/// (receipts since the splice format) its pre-image with `splices/<path>` applied, checked
+/// against the recorded sha256. `None` for a deleted file.
+pub fn after_image(
+    repo: &gix::Repository,
+    commit: ObjectId,
+    file: &super::FileRecord,
+) -> Result<Option<Vec<u8>>> {
+    let tree = repo
+        .find_commit(commit)
+        .and_then(|c| c.tree())
+        .map_err(|e| git_error("reading a receipt", &e))?;
+    if let Some(whole) = blob_at(repo, &tree, &format!("after/{}", file.path))? {
+        return Ok(Some(whole));
+    }
+    let Some(encoded) = blob_at(repo, &tree, &format!("splices/{}", file.path))? else {
+        return Ok(None);
+    };
+    let before_path = file.moved_from.as_deref().unwrap_or(&file.path);
+    let broken = || {
+        Error::new(
+            Code::ReceiptNotFound,
+            format!(
+                "receipt {commit}: the post-image of {} does not rebuild",
+                file.path
+            ),
+        )
+    };
+    let before = blob_at(repo, &tree, &format!("before/{before_path}"))?.ok_or_else(broken)?;
+    let after = crate::git::splices::rebuild(&before, &encoded).ok_or_else(broken)?;
+    let digest = crate::plan::Digest::of(&after).to_hex();
+    match file.sha256_after.as_deref() == Some(digest.as_str()) {
+        true => Ok(Some(after)),
+        false => Err(broken()),
+    }
+}
+
 /// The log, newest first, at most `limit` receipts.
 pub fn log(repo: &gix::Repository, limit: usize) -> Result<Vec<Stored>> {
     let mut out = Vec::new();

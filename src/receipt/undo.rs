@@ -173,17 +173,31 @@ fn destination_created(stored: &Stored, to: &str) -> bool {
         .any(|f| f.path == to && f.action == Action::Created)
 }
 
-/// A stored image of the receipt (`before/<path>` or `after/<path>`).
+/// A stored image of the receipt (`before/<path>` or `after/<path>`). A pre-image is checked
+/// against the sha256 the receipt recorded for it (the ledger may file the index's blob of
+/// the path: `git::clean`), so undo never restores other bytes than those it replaced.
 fn image(repo: &gix::Repository, stored: &Stored, side: &str, path: &str) -> Result<Arc<Vec<u8>>> {
-    store::stored_file(repo, stored.commit, &format!("{side}/{path}"))?
-        .map(Arc::new)
-        .ok_or_else(|| {
-            Error::new(
-                Code::ReceiptNotFound,
-                format!(
-                    "receipt {} has no {side}-image of {path}: it cannot be undone",
-                    stored.commit
-                ),
-            )
-        })
+    let missing = |what: &str| {
+        Error::new(
+            Code::ReceiptNotFound,
+            format!(
+                "receipt {} has no {what} of {path}: it cannot be undone",
+                stored.commit
+            ),
+        )
+    };
+    let bytes = store::stored_file(repo, stored.commit, &format!("{side}/{path}"))?
+        .ok_or_else(|| missing(&format!("{side}-image")))?;
+    let recorded = stored
+        .receipt
+        .files
+        .iter()
+        .find(|f| f.path == path && f.sha256_before.is_some())
+        .and_then(|f| f.sha256_before.as_deref());
+    match recorded {
+        Some(hex) if side == "before" && Digest::of(&bytes).to_hex() != hex => {
+            Err(missing("intact pre-image"))
+        }
+        _ => Ok(Arc::new(bytes)),
+    }
 }

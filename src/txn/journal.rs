@@ -71,8 +71,7 @@ impl Journal {
             let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
             file.lock()?;
             file.write_all(&serde_json::to_vec(&record).map_err(std::io::Error::other)?)?;
-            failpoint::io("fsync", "journal")?;
-            file.sync_all()?;
+            crate::workspace::durable::sync_file(&file, "journal")?;
             failpoint::io("rename", "journal")?;
             fs::rename(&tmp, &path)?;
             Ok(file)
@@ -99,6 +98,7 @@ impl Journal {
         failpoint::io("unlink", "commit")?;
         fs::remove_file(&self.path)?;
         sync_dir(&self.dir)?;
+        crate::workspace::durable::barrier(&self.dir)?;
         remove_backups(&self.record);
         Ok(())
     }

@@ -9,7 +9,7 @@
 //! and leaves no temp file; a file that cannot be put back keeps its pre-image and the journal.
 
 use std::collections::BTreeSet;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -160,6 +160,7 @@ fn write_all(journal: &Journal, changes: &[&FileChange]) -> StepResult {
         "syncing directories",
         in_parallel(&parents, |dir| sync_dir(dir)),
     )?;
+    step("syncing", crate::workspace::durable::barrier(journal.dir()))?;
     step("publishing", failpoint::hit("after_publish"))
 }
 
@@ -176,13 +177,11 @@ fn make_durable(journal: &Journal, copies: &[PathBuf]) -> std::io::Result<()> {
     files.extend(copies.iter().map(|p| Some(p.as_path())));
     files.push(None);
     in_parallel(&files, |file| match file {
-        Some(path) => {
-            failpoint::io("fsync", "stage")?;
-            File::open(path)?.sync_all()
-        }
+        Some(path) => crate::workspace::durable::sync_path(path, "stage"),
         None => Ok(()),
     })?;
-    sync_dir(journal.dir())
+    sync_dir(journal.dir())?;
+    crate::workspace::durable::barrier(journal.dir())
 }
 
 /// Most of staging is waiting for the disk (file creation, fsync); a few threads overlap

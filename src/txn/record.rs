@@ -3,13 +3,11 @@
 //! durable. The journal (`journal.rs`) writes and recovers records; `restore.rs` puts their
 //! files back.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::change::Action;
-use crate::workspace::failpoint;
 
 /// One file of a transaction, with every path the rollback needs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -38,6 +36,5 @@ pub struct Record {
 
 /// fsyncs a directory, so the names created or removed in it are durable.
 pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    failpoint::io("fsync", "dir")?;
-    File::open(dir)?.sync_all()
+    crate::workspace::durable::sync_dir(dir)
 }

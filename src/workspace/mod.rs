@@ -10,6 +10,7 @@
 
 pub mod as_read;
 pub mod discover;
+pub mod durable;
 pub mod failpoint;
 pub mod lock;
 pub mod open;
@@ -71,12 +72,15 @@ impl Workspace {
     /// The workspace of a canonical directory.
     pub fn at(cwd: PathBuf) -> Self {
         match discover::discover(&cwd) {
-            Some(repo) => Self {
-                root: repo.workdir.clone(),
-                state_dir: repo.git_dir.join("identedit"),
-                cwd,
-                repo: Some(repo),
-            },
+            Some(repo) => {
+                durable::set_repo(&repo.common_dir);
+                Self {
+                    root: repo.workdir.clone(),
+                    state_dir: repo.git_dir.join("identedit"),
+                    cwd,
+                    repo: Some(repo),
+                }
+            }
             None => Self {
                 root: cwd.clone(),
                 state_dir: plain_state_dir(&cwd),

@@ -1,6 +1,6 @@
 //! Writing a file whole or not at all: the new bytes go to a temp file beside it, created
 //! exclusively (a name someone planted is never followed or reused) with the final mode,
-//! made durable, then renamed over the file. A failure removes the temp file and leaves the
+//! made durable (as `workspace::durable` says), then renamed over the file. A failure removes the temp file and leaves the
 //! file as it was.
 
 use std::fs::{self, File, OpenOptions};
@@ -29,8 +29,7 @@ pub fn replace(
             .open(tmp)?;
         out.set_permissions(fs::Permissions::from_mode(mode))?;
         fill(&mut out)?;
-        failpoint::io("fsync", area)?;
-        out.sync_all()?;
+        crate::workspace::durable::sync_file(&out, area)?;
         fs::rename(tmp, target)
     })();
     if written.is_err() {

@@ -35,6 +35,16 @@ pub struct Stamp {
     ctime: (i64, i64),
 }
 
+/// The fields of a [`Stamp`], read-only.
+#[derive(Clone, Copy, Debug)]
+pub struct StampFields {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime: (i64, i64),
+    pub ctime: (i64, i64),
+}
+
 impl Stamp {
     pub fn of(meta: &Metadata) -> Self {
         use std::os::unix::fs::MetadataExt;
@@ -44,6 +54,17 @@ impl Stamp {
             size: meta.size(),
             mtime: (meta.mtime(), meta.mtime_nsec()),
             ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// Every field, for a comparison with stat data kept elsewhere (git's index).
+    pub fn fields(&self) -> StampFields {
+        StampFields {
+            dev: self.dev,
+            ino: self.ino,
+            size: self.size,
+            mtime: self.mtime,
+            ctime: self.ctime,
         }
     }
 

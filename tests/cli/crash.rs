@@ -21,6 +21,9 @@ fn scene() -> (Repo, String) {
     (repo, body)
 }
 
+/// Every `identedit.fsync` setting: the protocol is safe against SIGKILL under each.
+const FSYNC: &[&str] = &["true", "false", "batch"];
+
 const STEPS: &[&str] = &[
     "after_lock",
     "after_journal",
@@ -53,16 +56,19 @@ fn sigkill_at_every_step_is_rolled_back_by_the_next_command() {
         assert_eq!(rc, 0, "{doc}");
         repo.tree()
     };
-    for step in STEPS {
+    for (fsync, step) in FSYNC.iter().flat_map(|f| STEPS.iter().map(move |s| (f, s))) {
         let (repo, body) = scene();
         let forward = *step == "after_publish";
         let before = if forward { after.clone() } else { repo.tree() };
         let out = crate::common::run_with_stdin(
             repo.cmd()
                 .args(["apply", "-", "--format", "json"])
+                .env("IDENTEDIT_FSYNC", fsync)
                 .env("IDENTEDIT_FAILPOINT", step),
             &body,
         );
+        let step = format!("{step} (identedit.fsync={fsync})");
+        let step = step.as_str();
         assert_eq!(
             out.status.signal(),
             Some(9),
@@ -70,7 +76,7 @@ fn sigkill_at_every_step_is_rolled_back_by_the_next_command() {
         );
         let (rc, doc) = repo.json(&["capabilities"]);
         assert_eq!(rc, 0);
-        let expect_recovery = *step != "after_lock";
+        let expect_recovery = !step.starts_with("after_lock");
         assert_eq!(
             doc.get("recovered").is_some(),
             expect_recovery,
@@ -118,12 +124,16 @@ fn recovery_is_reported_in_text_mode_too() {
 
 #[test]
 fn an_io_failure_at_any_step_rolls_back_in_process() {
-    for step in &STEPS[1..] {
+    for (fsync, step) in FSYNC
+        .iter()
+        .flat_map(|f| STEPS[1..].iter().map(move |s| (f, s)))
+    {
         let (repo, body) = scene();
         let before = repo.tree();
         let out = crate::common::run_with_stdin(
             repo.cmd()
                 .args(["apply", "-", "--format", "json"])
+                .env("IDENTEDIT_FSYNC", fsync)
                 .env("IDENTEDIT_FAILPOINT", format!("{step}:error")),
             &body,
         );

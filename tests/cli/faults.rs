@@ -76,6 +76,8 @@ fn inject(
     let out = crate::common::run_with_stdin(
         repo.cmd()
             .args(["apply", "-", "--stage", "--format", "json"])
+            // The fsync sites exist one by one only under `identedit.fsync=true`.
+            .env("IDENTEDIT_FSYNC", "true")
             .env("IDENTEDIT_FAILPOINT", &spec),
         &body,
     );

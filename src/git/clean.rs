@@ -1,0 +1,71 @@
+//! Pre-images git already stores: a touched file whose stat data match its index entry is
+//! the blob the index names (git hashed it and nothing moved it since), so the ledger files
+//! that id instead of hashing and writing the bytes again.
+//!
+//! Reading the index costs in proportion to the repository, hashing in proportion to the
+//! file: the index is read only when the touched pre-images are larger than the index file.
+//! An entry counts as clean when its stat data (size, mtime, ctime, device, inode; git's
+//! 32-bit fields) equal the file's as it was read, the entry is not racy (modified no
+//! earlier than the index was written), the file's times were settled when read, and the
+//! blob's size is the file's (a clean conversion that changes bytes, CRLF or a filter,
+//! changes the size). `undo` checks the restored bytes against the receipt's sha256 anyway.
+
+use std::collections::HashMap;
+
+use gix::ObjectId;
+
+use crate::change::{Action, FileChange};
+use crate::workspace::snapshot::Snapshot;
+
+/// Blob ids of the pre-images that are clean against the index, by root-relative path.
+pub fn index_ids(repo: &gix::Repository, files: &[FileChange]) -> HashMap<String, ObjectId> {
+    let touched: Vec<(&str, &Snapshot)> = files
+        .iter()
+        .filter(|c| c.action != Action::Unchanged)
+        .filter_map(|c| c.before.as_ref().map(|b| (c.path.rel.as_str(), b)))
+        .collect();
+    let bytes: u64 = touched.iter().map(|(_, b)| b.bytes.len() as u64).sum();
+    let worth = std::fs::metadata(repo.index_path()).is_ok_and(|m| m.len() < bytes);
+    if !worth {
+        return HashMap::new();
+    }
+    let Ok(index) = repo.open_index() else {
+        return HashMap::new();
+    };
+    touched
+        .into_iter()
+        .filter_map(|(rel, before)| {
+            let entry = index.entry_by_path(rel.into())?;
+            let clean = before.stamp.settled()
+                && stat_matches(&entry.stat, before)
+                && !racy(&entry.stat, index.timestamp().unix_seconds());
+            let same_size = || {
+                repo.find_header(entry.id)
+                    .is_ok_and(|h| h.size() == before.bytes.len() as u64)
+            };
+            (clean && same_size()).then(|| (rel.to_owned(), entry.id))
+        })
+        .collect()
+}
+
+/// git's comparison of an entry's stat data with the file's, on its 32-bit fields
+/// (nanoseconds only where the index recorded them).
+fn stat_matches(stat: &gix::index::entry::Stat, before: &Snapshot) -> bool {
+    let s = before.stamp.fields();
+    let low = |v: u64| v as u32;
+    let time = |t: &gix::index::entry::stat::Time, (secs, nsecs): (i64, i64)| {
+        t.secs == secs as u32 && (t.nsecs == 0 || t.nsecs == nsecs as u32)
+    };
+    stat.size == low(s.size)
+        && s.size == before.bytes.len() as u64
+        && stat.ino == low(s.ino)
+        && stat.dev == low(s.dev)
+        && time(&stat.mtime, s.mtime)
+        && time(&stat.ctime, s.ctime)
+}
+
+/// An entry written in the same second as (or after) the index itself may describe a file
+/// that changed again within that second: git re-reads such entries, so do we.
+fn racy(stat: &gix::index::entry::Stat, index_written: i64) -> bool {
+    i64::from(stat.mtime.secs) >= index_written
+}

@@ -1,0 +1,171 @@
+//! What the ledger stores costs what the edit costs: a pre-image clean against the index is
+//! filed by the index's blob id, a modified file's post-image is stored as its splices; show,
+//! verify and undo rebuild and check the bytes, also after `git gc`, and receipts written
+//! before (every post-image a whole `after/<path>` blob) still show, verify and undo.
+
+use crate::common::{Repo, command, git};
+
+/// A committed 4,000-line file, left alone long enough that its index entry is trusted.
+fn big_repo() -> (Repo, String) {
+    let text: String = (0..4000)
+        .map(|i| format!("line {i} of the file\n"))
+        .collect();
+    let repo = Repo::new();
+    repo.write("big.txt", &text).commit();
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    git(repo.path(), &["update-index", "--really-refresh"]);
+    (repo, text)
+}
+
+fn edit_near_the_end(repo: &Repo) -> String {
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "big.txt",
+        "--find",
+        "line 3998 of",
+        "--replace",
+        "LINE 3998 OF",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    doc["receipt"]["commit"]
+        .as_str()
+        .expect("commit")
+        .to_owned()
+}
+
+fn entries(repo: &Repo, commit: &str) -> String {
+    git(repo.path(), &["ls-tree", "-r", commit])
+}
+
+fn shows_verifies_and_undoes(repo: &Repo, original: &str) {
+    let (rc, shown) = repo.json(&["show"]);
+    assert_eq!(rc, 0, "{shown}");
+    let diff = shown["diff"].as_str().expect("diff");
+    assert!(
+        diff.contains("-line 3998 of the file\n+LINE 3998 OF the file\n"),
+        "{diff}"
+    );
+    let (rc, doc) = repo.json(&["verify"]);
+    assert_eq!(rc, 0, "{doc}");
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text("big.txt"), original);
+}
+
+#[test]
+fn a_large_edit_is_stored_as_splices_on_the_index_blob_and_survives_gc() {
+    let (repo, original) = big_repo();
+    let commit = edit_near_the_end(&repo);
+    let tree = entries(&repo, &commit);
+    let indexed = git(repo.path(), &["rev-parse", ":big.txt"]);
+    assert!(
+        tree.contains(&format!("blob {}\tbefore/big.txt", indexed.trim())),
+        "{tree}"
+    );
+    assert!(tree.contains("\tsplices/big.txt"), "{tree}");
+    assert!(!tree.contains("\tafter/big.txt"), "{tree}");
+    let stored = git(repo.path(), &["show", &format!("{commit}:splices/big.txt")]);
+    assert!(stored.len() < 100, "splices, not the file: {stored:?}");
+    // The receipt still names the post-image's blob id (the post-commit note compares it).
+    let (_, shown) = repo.json(&["show"]);
+    let blob_after = shown["receipt"]["files"][0]["blob_after"]
+        .as_str()
+        .expect("id");
+    let hashed = command("git")
+        .args(["hash-object", "big.txt"])
+        .current_dir(repo.path())
+        .output()
+        .expect("git hash-object");
+    assert_eq!(String::from_utf8_lossy(&hashed.stdout).trim(), blob_after);
+    git(repo.path(), &["gc", "--prune=now", "--quiet"]);
+    shows_verifies_and_undoes(&repo, &original);
+    crate::ledger::fsck_clean(&repo);
+}
+
+/// Rewrites the newest receipt as the code before the splice format wrote it: the post-image
+/// a whole `after/<path>` blob, no `splices/`.
+fn rewrite_in_the_old_format(repo: &Repo, commit: &str) {
+    let blob = git(repo.path(), &["hash-object", "-w", "big.txt"]);
+    let index = repo.path().join(".git").join("old-format-index");
+    let plumbing = |args: &[&str]| {
+        let out = command("git")
+            .args(args)
+            .env("GIT_INDEX_FILE", &index)
+            .current_dir(repo.path())
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    plumbing(&["read-tree", commit]);
+    plumbing(&["update-index", "--force-remove", "splices/big.txt"]);
+    let info = format!("100644,{},after/big.txt", blob.trim());
+    plumbing(&["update-index", "--add", "--cacheinfo", &info]);
+    let tree = plumbing(&["write-tree"]);
+    let message = git(repo.path(), &["log", "-1", "--format=%B", commit]);
+    let old = plumbing(&["commit-tree", &tree, "-m", message.trim()]);
+    let label = git(
+        repo.path(),
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/identedit/receipts/",
+        ],
+    );
+    git(repo.path(), &["update-ref", "refs/identedit/log", &old]);
+    git(repo.path(), &["update-ref", label.trim(), &old]);
+    let _ = std::fs::remove_file(&index);
+}
+
+#[test]
+fn a_receipt_written_before_the_splice_format_still_shows_verifies_and_undoes() {
+    let (repo, original) = big_repo();
+    let commit = edit_near_the_end(&repo);
+    rewrite_in_the_old_format(&repo, &commit);
+    let now = git(repo.path(), &["rev-parse", "refs/identedit/log"]);
+    let tree = entries(&repo, now.trim());
+    assert!(
+        tree.contains("\tafter/big.txt") && !tree.contains("splices/"),
+        "{tree}"
+    );
+    shows_verifies_and_undoes(&repo, &original);
+}
+
+#[test]
+fn a_pre_image_that_is_not_the_recorded_one_is_not_restored() {
+    // A receipt whose pre-image blob is not the bytes its sha256 names (as a filed index
+    // blob would be if a conversion kept the size) is refused by undo, never restored.
+    let (repo, _) = big_repo();
+    let commit = edit_near_the_end(&repo);
+    let index = repo.path().join(".git").join("tamper-index");
+    let plumbing = |args: &[&str]| {
+        let out = command("git")
+            .args(args)
+            .env("GIT_INDEX_FILE", &index)
+            .current_dir(repo.path())
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    plumbing(&["read-tree", &commit]);
+    let tampered = command("git")
+        .args(["hash-object", "-w", "--stdin"])
+        .current_dir(repo.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("git hash-object");
+    let empty = String::from_utf8_lossy(&tampered.stdout).trim().to_owned();
+    plumbing(&[
+        "update-index",
+        "--cacheinfo",
+        &format!("100644,{empty},before/big.txt"),
+    ]);
+    let tree = plumbing(&["write-tree"]);
+    let forged = plumbing(&["commit-tree", &tree, "-m", "forged"]);
+    git(repo.path(), &["update-ref", "refs/identedit/log", &forged]);
+    let after = repo.text("big.txt");
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_ne!(rc, 0, "{doc}");
+    assert_eq!(repo.text("big.txt"), after, "nothing written");
+}
