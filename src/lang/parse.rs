@@ -115,6 +115,11 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
         count += extra;
         first = first.or(at);
     }
+    if matches!(provider.name, "c" | "cpp") {
+        let (extra, at) = c_top_level_blocks(tree);
+        count += extra;
+        first = first.or(at);
+    }
     if provider.name == "java" {
         let (extra, at) = java_packages(tree);
         count += extra;
@@ -187,6 +192,18 @@ fn errors_outside(tree: &Tree, source: &[u8], language: &str) -> (usize, Option<
         }
     });
     (count, first)
+}
+
+/// A block at a C or C++ file's top level (a function whose declarator line was deleted),
+/// which tree-sitter-c takes as a statement and the compilers reject.
+fn c_top_level_blocks(tree: &Tree) -> (usize, Option<Location>) {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let blocks: Vec<Node<'_>> = root
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == "compound_statement")
+        .collect();
+    (blocks.len(), blocks.first().map(|n| Location::of(*n)))
 }
 
 /// Java's compilation unit holds at most one package declaration (tree-sitter-java takes

@@ -325,3 +325,16 @@ fn only_a_hash_alone_on_its_line_is_a_c_null_directive() {
         );
     }
 }
+
+#[test]
+fn a_block_at_a_c_files_top_level_is_an_error() {
+    for name in ["c", "cpp"] {
+        let p = provider(name);
+        assert_eq!(
+            gate_errors(p, b"int f(void)\n{\n  return 1;\n}\n"),
+            0,
+            "{name}"
+        );
+        assert!(gate_errors(p, b"int a;\n{\n  return 1;\n}\n") > 0, "{name}");
+    }
+}

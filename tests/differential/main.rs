@@ -138,7 +138,7 @@ const LANGUAGES: &[Language] = &[
         name: "c",
         ext: "c",
         checker: Checker::Gcc("gcc"),
-        floor: 0.97,
+        floor: 0.99,
         known_false_refusals: 0,
     },
     Language {
