@@ -189,3 +189,22 @@ fn table(
 fn short(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policies_parse_and_match_paths_as_git_globs() {
+        let files = |g: &str| Require::from_str(&format!("files={g}")).expect("policy");
+        assert_eq!(Require::from_str("all").ok(), Some(Require::All));
+        assert!(Require::from_str("files=").is_err());
+        assert!(Require::from_str("most").is_err());
+        assert!(files("*.rs").applies_to("src/deep/main.rs"));
+        assert!(files("src/*.rs").applies_to("src/main.rs"));
+        assert!(!files("src/*.rs").applies_to("src/deep/main.rs"));
+        assert!(files("src/**").applies_to("src/deep/main.rs"));
+        assert!(!files("src/**").applies_to("docs/a.md"));
+        assert!(Require::All.applies_to("anything"));
+    }
+}

@@ -3,8 +3,9 @@
 //! A commit changes a file from `P` (its first parent's blob) to `C` (its own); a receipt, or a
 //! chain of receipts, changed the file from `B` (its pre-image) to `A` (its post-image). The
 //! receipt's *regions* are the change groups of `diff(B, A)`. A region's new lines stand in
-//! `C` when `diff(A, C)` pairs every one of them with consecutive lines of `C` and pairs its
-//! neighbouring lines (or the file's edges) with the lines around them; its old lines stand in
+//! `C` when `diff(A, C)` pairs every one of them with consecutive lines of `C` and its
+//! neighbouring lines agree with the lines around them (paired with them, both the file's edge,
+//! or both paired with nothing: another change abuts); its old lines stand in
 //! `P` the same way through `diff(B, P)`. The receipt *wrote* the `C` lines of its regions that
 //! stand in `C` and *removed* the `P` lines of its regions that stand in `P`. A commit hunk is
 //! covered when every line it removes was removed, and every line it adds was written, by
@@ -67,30 +68,51 @@ fn pairing(from: &[&[u8]], to: &[&[u8]]) -> Vec<Option<usize>> {
     map
 }
 
-/// Where the lines `range` of an image of `from_len` lines stand in the other image of
-/// `to_len` lines: paired one by one with consecutive lines, between the same neighbours.
-fn stands(
-    range: &Range<usize>,
-    map: &[Option<usize>],
-    from_len: usize,
-    to_len: usize,
-) -> Option<Range<usize>> {
-    let first = *map.get(range.start)?.as_ref()?;
-    for (k, i) in range.clone().enumerate() {
-        if map.get(i).copied().flatten() != Some(first + k) {
-            return None;
+/// A pairing of one image's lines with another's: for each line of the first, its partner;
+/// for each line of the second, whether it has one.
+struct Pairs {
+    of: Vec<Option<usize>>,
+    taken: Vec<bool>,
+}
+
+impl Pairs {
+    fn new(from: &[&[u8]], to: &[&[u8]]) -> Self {
+        let of = pairing(from, to);
+        let mut taken = vec![false; to.len()];
+        for &j in of.iter().flatten() {
+            taken[j] = true;
+        }
+        Self { of, taken }
+    }
+
+    /// Whether the neighbour `from` (a line of the first image, `None`: the file's edge) and
+    /// `to` (of the second) agree: paired with each other, both edges, or neither paired with
+    /// anything else (both changed: another change abuts the region).
+    fn agree(&self, from: Option<usize>, to: Option<usize>) -> bool {
+        let partner = from.map(|i| self.of.get(i).copied().flatten());
+        let taken = to.map(|j| self.taken.get(j).copied().unwrap_or(false));
+        match (partner, taken) {
+            (Some(Some(j)), _) => Some(j) == to,
+            (_, Some(true)) => false,
+            _ => true,
         }
     }
-    let end = first + range.len();
-    let before = match range.start {
-        0 => first == 0,
-        s => first > 0 && map.get(s - 1).copied().flatten() == Some(first - 1),
-    };
-    let after = match range.end == from_len {
-        true => end == to_len,
-        false => map.get(range.end).copied().flatten() == Some(end),
-    };
-    (before && after).then_some(first..end)
+
+    /// Where the lines `range` of the first image stand in the second: paired one by one with
+    /// consecutive lines, and their neighbours agreeing.
+    fn stands(&self, range: &Range<usize>, to_len: usize) -> Option<Range<usize>> {
+        let first = (*self.of.get(range.start)?)?;
+        for (k, i) in range.clone().enumerate() {
+            if self.of.get(i).copied().flatten() != Some(first + k) {
+                return None;
+            }
+        }
+        let end = first + range.len();
+        let before = self.agree(range.start.checked_sub(1), first.checked_sub(1));
+        let next = |i: usize, len: usize| (i < len).then_some(i);
+        let after = self.agree(next(range.end, self.of.len()), next(end, to_len));
+        (before && after).then_some(first..end)
+    }
 }
 
 /// What one receipt (or chain) accounts for in one commit's change of one file.
@@ -129,14 +151,12 @@ pub fn cover(p: &[&[u8]], c: &[&[u8]], b: &[&[u8]], a: &[&[u8]]) -> Cover {
         removed: vec![false; p.len()],
         written: vec![false; c.len()],
     };
-    let (p_of_b, c_of_a) = (pairing(b, p), pairing(a, c));
+    let (p_of_b, c_of_a) = (Pairs::new(b, p), Pairs::new(a, c));
     for region in hunks(b, a) {
-        if let Some(span) = nonempty(&region.old).and_then(|r| stands(r, &p_of_b, b.len(), p.len()))
-        {
+        if let Some(span) = nonempty(&region.old).and_then(|r| p_of_b.stands(r, p.len())) {
             out.removed[span].fill(true);
         }
-        if let Some(span) = nonempty(&region.new).and_then(|r| stands(r, &c_of_a, a.len(), c.len()))
-        {
+        if let Some(span) = nonempty(&region.new).and_then(|r| c_of_a.stands(r, c.len())) {
             out.written[span].fill(true);
         }
     }
@@ -217,6 +237,18 @@ mod tests {
         let (p, a) = ("a\nb\nc\n", "a\n\nb\nc\n");
         assert_eq!(covered(p, "a\nb\n\nc\n", p, a), [false]);
         assert_eq!(covered(p, a, p, a), [true]);
+    }
+
+    #[test]
+    fn a_change_next_to_the_region_does_not_hide_it() {
+        // The receipt changed b; c was changed by hand afterwards: the hunk b,c holds a line
+        // the receipt wrote and one it did not.
+        let (p, a) = ("a\nb\nc\nd\n", "a\nB\nc\nd\n");
+        let (pl, cl) = (lines(p.as_bytes()), lines(b"a\nB\nC\nd\n"));
+        let got = cover(&pl, &cl, &pl, &lines(a.as_bytes()));
+        assert_eq!(got.written, [false, true, false, false]);
+        assert_eq!(got.removed, [false, true, false, false]);
+        assert_eq!(covered(p, "a\nB\nC\nd\n", p, a), [false]);
     }
 
     #[test]

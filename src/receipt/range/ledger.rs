@@ -35,12 +35,13 @@ fn log_tips(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
     Ok(tips)
 }
 
-/// The applied receipts that changed any of `paths`, oldest first (by time, then id). Only the
+/// The applied receipts that changed any of `paths`, oldest first (by time, then log order). Only the
 /// receipts' trees are read for the others: `receipt.json` is parsed for candidates alone.
 pub fn receipts_for(repo: &gix::Repository, paths: &BTreeSet<String>) -> Result<Vec<Stored>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for tip in log_tips(repo)? {
+        let mut log = Vec::new();
         let mut next = Some(tip);
         while let Some(commit) = next {
             if !seen.insert(commit) {
@@ -51,12 +52,14 @@ pub fn receipts_for(repo: &gix::Repository, paths: &BTreeSet<String>) -> Result<
             if touches {
                 let stored = store::load(repo, commit)?;
                 if stored.receipt.status == Status::Applied {
-                    out.push(stored);
+                    log.push(stored);
                 }
             }
         }
+        out.extend(log.into_iter().rev());
     }
-    out.sort_by(|a, b| (&a.receipt.time, a.commit).cmp(&(&b.receipt.time, b.commit)));
+    // Stable: receipts of one second keep their log's order.
+    out.sort_by(|a, b| a.receipt.time.cmp(&b.receipt.time));
     Ok(out)
 }
 

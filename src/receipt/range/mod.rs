@@ -124,8 +124,7 @@ pub fn provenance(repo: &gix::Repository, range: &str) -> Result<Provenance> {
     for (commit, files) in commits.iter().zip(changes) {
         let mut reports = Vec::with_capacity(files.len());
         for file in files {
-            let candidates = units.for_path(&file.path)?;
-            reports.push(file_provenance(repo, &file, candidates, &mut failed)?);
+            reports.push(file_provenance(repo, &file, &mut units, &mut failed)?);
         }
         out.push(CommitProvenance {
             commit: commit.to_string(),
@@ -256,28 +255,52 @@ fn blob(repo: &gix::Repository, id: Option<ObjectId>) -> Result<Vec<u8>> {
     }
 }
 
-/// The hunks of one commit's change of one file, each with the receipts that made it.
+/// Every hunk judged against `units`.
+fn judge_all(
+    units: &[Unit],
+    (p, c): (&[&[u8]], &[&[u8]]),
+    hunks: &[cover::Hunk],
+) -> Vec<units::Judged> {
+    let covers: Vec<cover::Cover> = units
+        .iter()
+        .map(|u| cover::cover(p, c, &cover::lines(&u.before), &cover::lines(&u.after)))
+        .collect();
+    hunks
+        .iter()
+        .map(|h| units::judge(units, &covers, h))
+        .collect()
+}
+
+/// The hunks of one commit's change of one file, each with the receipts that made it: judged
+/// against the receipts alone, then, for hunks none of them covers, against their chains too.
 fn file_provenance(
     repo: &gix::Repository,
     file: &Changed,
-    units: &[Unit],
+    units: &mut units::Builder<'_>,
     failed: &mut Vec<FailedReceipt>,
 ) -> Result<FileProvenance> {
     let (old, new) = (blob(repo, file.old)?, blob(repo, file.new)?);
     let (p, c) = (cover::lines(&old), cover::lines(&new));
     let hunks = cover::hunks(&p, &c);
-    let covers: Vec<cover::Cover> = units
-        .iter()
-        .map(|u| cover::cover(&p, &c, &cover::lines(&u.before), &cover::lines(&u.after)))
-        .collect();
-    let mut out = Vec::with_capacity(hunks.len());
-    for hunk in &hunks {
-        let judged = units::judge(units, &covers, hunk);
-        for unit in &judged.unverified_units {
-            for f in &unit.failed {
-                if !failed.contains(f) {
-                    failed.push(f.clone());
+    let singles = units.units(&file.path, false)?;
+    let count = singles.len();
+    let mut judged = judge_all(singles, (&p, &c), &hunks);
+    if judged.iter().any(|j| j.covered_by.is_none()) {
+        let all = units.units(&file.path, true)?;
+        if all.len() > count {
+            let again = judge_all(all, (&p, &c), &hunks);
+            for (j, a) in judged.iter_mut().zip(again) {
+                if j.covered_by.is_none() {
+                    *j = a;
                 }
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(hunks.len());
+    for (hunk, judged) in hunks.iter().zip(judged) {
+        for f in judged.failed {
+            if !failed.contains(&f) {
+                failed.push(f);
             }
         }
         out.push(HunkProvenance {

@@ -28,7 +28,13 @@ pub struct Builder<'a> {
     repo: &'a gix::Repository,
     receipts: &'a [Stored],
     to_git: Option<crate::git::index::ToGit<'a>>,
-    cache: HashMap<String, Vec<Unit>>,
+    cache: HashMap<String, Entry>,
+}
+
+/// The units of one path: the receipts alone, and with their chains once asked for.
+struct Entry {
+    singles: Vec<Unit>,
+    all: Option<Vec<Unit>>,
 }
 
 impl<'a> Builder<'a> {
@@ -41,18 +47,28 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The units of `path`: every single receipt (oldest first), then every chain, shortest
-    /// first.
-    pub fn for_path(&mut self, path: &str) -> Result<&[Unit]> {
+    /// The units of `path`: every single receipt (oldest first); `with_chains`, then every
+    /// chain, shortest first (built on the first call that asks).
+    pub fn units(&mut self, path: &str, with_chains: bool) -> Result<&[Unit]> {
         if !self.cache.contains_key(path) {
             let singles = self.singles(path)?;
-            let mut units = chains(&singles);
-            units.splice(0..0, singles);
+            self.cache
+                .insert(path.to_owned(), Entry { singles, all: None });
+        }
+        let Some(entry) = self.cache.get_mut(path) else {
+            return Ok(&[]);
+        };
+        if !with_chains {
+            return Ok(&entry.singles);
+        }
+        let all = entry.all.get_or_insert_with(|| {
+            let mut units = chains(&entry.singles);
+            units.splice(0..0, entry.singles.iter().cloned());
             // The fewest receipts that account for a hunk name it.
             units.sort_by_key(|u| u.receipts.len());
-            self.cache.insert(path.to_owned(), units);
-        }
-        Ok(self.cache.get(path).map_or(&[], Vec::as_slice))
+            units
+        });
+        Ok(all)
     }
 
     fn singles(&mut self, path: &str) -> Result<Vec<Unit>> {
@@ -126,71 +142,155 @@ fn chains(singles: &[Unit]) -> Vec<Unit> {
 }
 
 /// The verdict on one hunk.
-pub struct Judged<'u> {
+pub struct Judged {
     pub covered_by: Option<String>,
     pub receipts: Vec<ReceiptRef>,
     pub unverified: Vec<ReceiptRef>,
-    pub unverified_units: Vec<&'u Unit>,
+    /// The members of `unverified`, with what does not verify.
+    pub failed: Vec<FailedReceipt>,
 }
 
 /// Covered by the first verified unit that accounts for every line of `hunk`; else by the
 /// verified units together when every line is someone's (the label is the one accounting for
 /// the most lines); else by hand. Units that do not verify but account for lines are named.
-pub fn judge<'u>(units: &'u [Unit], covers: &[Cover], hunk: &Hunk) -> Judged<'u> {
-    let mut judged = Judged {
-        covered_by: None,
-        receipts: Vec::new(),
-        unverified: Vec::new(),
-        unverified_units: Vec::new(),
+pub fn judge(units: &[Unit], covers: &[Cover], hunk: &Hunk) -> Judged {
+    let (unverified, failed) = unverified_claims(units, covers, hunk);
+    let verified: Vec<(&Unit, &Cover)> = units
+        .iter()
+        .zip(covers)
+        .filter(|(u, _)| u.failed.is_empty())
+        .collect();
+    let (covered_by, receipts) = match verified.iter().find(|(_, c)| c.covers(hunk)) {
+        Some((unit, _)) => (
+            unit.receipts.last().map(|r| r.label.clone()),
+            unit.receipts.clone(),
+        ),
+        None => together(&verified, hunk),
     };
+    Judged {
+        covered_by,
+        receipts,
+        unverified,
+        failed,
+    }
+}
+
+/// The failed members of units that do not verify but account for lines of `hunk`.
+fn unverified_claims(
+    units: &[Unit],
+    covers: &[Cover],
+    hunk: &Hunk,
+) -> (Vec<ReceiptRef>, Vec<FailedReceipt>) {
+    let (mut refs, mut failed) = (Vec::new(), Vec::new());
     for (unit, cover) in units.iter().zip(covers) {
-        if !unit.failed.is_empty() && cover.lines_of(hunk) > 0 {
-            judged.unverified_units.push(unit);
-            for f in &unit.failed {
-                let r = ReceiptRef {
-                    label: f.label.clone(),
-                    receipt: f.receipt.clone(),
-                };
-                if !judged.unverified.contains(&r) {
-                    judged.unverified.push(r);
-                }
+        if unit.failed.is_empty() || cover.lines_of(hunk) == 0 {
+            continue;
+        }
+        for f in &unit.failed {
+            if !failed.contains(f) {
+                failed.push(f.clone());
+            }
+            let r = ReceiptRef {
+                label: f.label.clone(),
+                receipt: f.receipt.clone(),
+            };
+            if !refs.contains(&r) {
+                refs.push(r);
             }
         }
     }
-    let verified = || {
-        units
-            .iter()
-            .zip(covers)
-            .filter(|(u, _)| u.failed.is_empty())
-    };
-    if let Some((unit, _)) = verified().find(|(_, c)| c.covers(hunk)) {
-        judged.covered_by = unit.receipts.last().map(|r| r.label.clone());
-        judged.receipts.clone_from(&unit.receipts);
-        return judged;
+    (refs, failed)
+}
+
+/// Coverage by several verified units: every line of `hunk` removed or written by one of them.
+fn together(verified: &[(&Unit, &Cover)], hunk: &Hunk) -> (Option<String>, Vec<ReceiptRef>) {
+    let removed = |i: usize| verified.iter().any(|(_, c)| c.removed[i]);
+    let written = |i: usize| verified.iter().any(|(_, c)| c.written[i]);
+    if !(hunk.old.clone().all(removed) && hunk.new.clone().all(written)) {
+        return (None, Vec::new());
     }
-    let together = |i: usize, side_old: bool| {
-        verified().any(|(_, c)| if side_old { c.removed[i] } else { c.written[i] })
-    };
-    let all =
-        hunk.old.clone().all(|i| together(i, true)) && hunk.new.clone().all(|i| together(i, false));
-    if !all {
-        return judged;
-    }
+    let mut receipts: Vec<ReceiptRef> = Vec::new();
     let mut best: Option<(usize, &Unit)> = None;
-    for (unit, cover) in verified() {
+    for (unit, cover) in verified {
         let n = cover.lines_of(hunk);
         if n == 0 {
             continue;
         }
         for r in &unit.receipts {
-            if !judged.receipts.contains(r) {
-                judged.receipts.push(r.clone());
+            if !receipts.contains(r) {
+                receipts.push(r.clone());
             }
         }
         if best.is_none_or(|(m, _)| n > m) {
             best = Some((n, unit));
         }
     }
-    judged.covered_by = best.and_then(|(_, u)| u.receipts.last().map(|r| r.label.clone()));
-    judged
+    let label = best.and_then(|(_, u)| u.receipts.last().map(|r| r.label.clone()));
+    (label, receipts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::receipt::range::cover::{cover, hunks, lines};
+
+    fn unit(label: &str, before: &str, after: &str, failed: bool) -> Unit {
+        let receipt = ReceiptRef {
+            label: label.to_owned(),
+            receipt: format!("{label}-id"),
+        };
+        let failed = failed
+            .then(|| FailedReceipt {
+                label: label.to_owned(),
+                receipt: receipt.receipt.clone(),
+                path: "f".to_owned(),
+                problems: vec!["forged".to_owned()],
+            })
+            .into_iter()
+            .collect();
+        Unit {
+            receipts: vec![receipt],
+            before: before.as_bytes().to_vec(),
+            after: after.as_bytes().to_vec(),
+            failed,
+        }
+    }
+
+    fn judged(p: &str, c: &str, units: &[Unit]) -> Vec<(Option<String>, Vec<String>)> {
+        let (pl, cl) = (lines(p.as_bytes()), lines(c.as_bytes()));
+        let covers: Vec<Cover> = units
+            .iter()
+            .map(|u| cover(&pl, &cl, &lines(&u.before), &lines(&u.after)))
+            .collect();
+        hunks(&pl, &cl)
+            .iter()
+            .map(|h| {
+                let j = judge(units, &covers, h);
+                (
+                    j.covered_by,
+                    j.unverified.into_iter().map(|r| r.label).collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn two_receipts_with_a_hand_edit_between_cover_one_hunk_together() {
+        // r1 changed b, e was changed by hand, then r2 changed c, next to r1's line.
+        let p = "a\nb\nc\nd\ne\n";
+        let r1 = unit("r1", p, "a\nB\nc\nd\ne\n", false);
+        let r2 = unit("r2", "a\nB\nc\nd\nE\n", "a\nB\nC\nd\nE\n", false);
+        let got = judged(p, "a\nB\nC\nd\nE\n", &[r1, r2]);
+        // Each accounts for two lines of the hunk; the older one names it.
+        assert_eq!(got[0], (Some("r1".to_owned()), vec![]));
+        // The line e → E was neither's: by hand.
+        assert_eq!(got[1], (None, vec![]));
+    }
+
+    #[test]
+    fn a_receipt_that_does_not_verify_covers_nothing_and_is_named() {
+        let p = "a\nb\n";
+        let got = judged(p, "a\nB\n", &[unit("bad", p, "a\nB\n", true)]);
+        assert_eq!(got, [(None, vec!["bad".to_owned()])]);
+    }
 }
