@@ -9,6 +9,7 @@ pub mod extent;
 pub mod gate;
 pub mod hash;
 pub mod indent;
+pub mod javascript;
 pub mod languages;
 pub mod names;
 pub mod notation;
@@ -90,7 +91,7 @@ pub struct Location {
 pub(crate) fn count_stray(
     tree: &tree_sitter::Tree,
     source: &[u8],
-    stray: impl Fn(tree_sitter::Node<'_>, &[u8]) -> bool,
+    mut stray: impl FnMut(tree_sitter::Node<'_>, &[u8]) -> bool,
 ) -> (usize, Option<Location>) {
     let (mut count, mut first) = (0, None);
     let mut cursor = tree.walk();

@@ -110,6 +110,21 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
         count += extra;
         first = first.or(at);
     }
+    if provider.name == "javascript" {
+        let (extra, at) = crate::lang::javascript::early_errors(tree, source);
+        count += extra;
+        first = first.or(at);
+    }
+    if matches!(provider.name, "c" | "cpp") {
+        let (extra, at) = c_top_level_blocks(tree);
+        count += extra;
+        first = first.or(at);
+    }
+    if provider.name == "java" {
+        let (extra, at) = java_packages(tree);
+        count += extra;
+        first = first.or(at);
+    }
     if provider.name == "go" {
         let (extra, at) = go_top_level(tree);
         count += extra;
@@ -132,6 +147,24 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
     (count, first)
 }
 
+/// What the languages' whole-scope rules count (JavaScript's bindings, Java's package
+/// declarations), which a region may hold only part of: a region whose list changes with
+/// the edit is decided on the whole file (`lang::regional`).
+pub fn scope_facts(provider: &Provider, tree: &Tree, source: &[u8]) -> Vec<String> {
+    match provider.name {
+        "javascript" => crate::lang::javascript::bindings(tree, source),
+        "java" => {
+            let root = tree.root_node();
+            let mut cursor = root.walk();
+            root.named_children(&mut cursor)
+                .filter(|c| c.kind() == "package_declaration")
+                .map(|_| "package".to_owned())
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// Errors the grammar reports where the compiler does not: inside a Rust `macro_rules!`
 /// (whose rules are token trees: `rustc` only checks that the delimiters balance, and an
 /// unbalanced one is an error outside the definition too), and C's null directive (a `#`
@@ -141,7 +174,7 @@ fn errors_outside(tree: &Tree, source: &[u8], language: &str) -> (usize, Option<
     let ignored = |node: Node<'_>| {
         let text = source.get(node.byte_range()).unwrap_or_default();
         if language != "rust" {
-            return text.trim_ascii() == b"#";
+            return text.trim_ascii() == b"#" && alone_on_its_line(source, node.byte_range());
         }
         let mut up = node.parent();
         while let Some(n) = up {
@@ -159,6 +192,31 @@ fn errors_outside(tree: &Tree, source: &[u8], language: &str) -> (usize, Option<
         }
     });
     (count, first)
+}
+
+/// A block at a C or C++ file's top level (a function whose declarator line was deleted),
+/// which tree-sitter-c takes as a statement and the compilers reject.
+fn c_top_level_blocks(tree: &Tree) -> (usize, Option<Location>) {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let blocks: Vec<Node<'_>> = root
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == "compound_statement")
+        .collect();
+    (blocks.len(), blocks.first().map(|n| Location::of(*n)))
+}
+
+/// Java's compilation unit holds at most one package declaration (tree-sitter-java takes
+/// any number).
+fn java_packages(tree: &Tree) -> (usize, Option<Location>) {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let extra: Vec<Node<'_>> = root
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == "package_declaration")
+        .skip(1)
+        .collect();
+    (extra.len(), extra.first().map(|n| Location::of(*n)))
 }
 
 /// Go's source file rule, which tree-sitter-go's recovery does not enforce: one package
@@ -213,6 +271,19 @@ fn ruby_method_name(node: Node<'_>) -> bool {
         .parent()
         .is_some_and(|p| matches!(p.kind(), "method" | "singleton_method" | "alias" | "undef"));
     after_dot || declared
+}
+
+/// Whether `range` is all its line holds but blanks (a null directive, not a stray `#`).
+fn alone_on_its_line(source: &[u8], range: std::ops::Range<usize>) -> bool {
+    let start = source[..range.start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let end = source[range.end..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(source.len(), |i| range.end + i);
+    source[start..end].trim_ascii() == source[range].trim_ascii()
 }
 
 /// Whether the brackets of a token tree pair up (string and char literals are skipped).

@@ -16,7 +16,7 @@ use tree_sitter::Tree;
 use crate::error::Result;
 use crate::lang::Provider;
 use crate::lang::outline::{Item, outline_near};
-use crate::lang::parse::{parse, retire, syntax_errors};
+use crate::lang::parse::{parse, retire, scope_facts, syntax_errors};
 use crate::lang::region::{Window, first_window};
 use crate::lang::symbols::Declarations;
 use crate::lang::symbols::{self, Declaration, Lang};
@@ -195,7 +195,10 @@ fn try_window(
         return Ok(None);
     }
     let (new, errors) = Parsed::new(provider, w, text)?;
-    if errors > 0 {
+    // A rule on a whole scope sees only the region here: when what it counts changed, the
+    // whole file decides.
+    let facts = |p: &Parsed| scope_facts(provider, &p.tree, &p.bytes);
+    if errors > 0 || facts(&old) != facts(&new) {
         retire(new.tree);
         return Ok(Some((Some(old), None)));
     }

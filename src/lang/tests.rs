@@ -294,3 +294,47 @@ fn edge_case_outlines() {
         );
     }
 }
+
+/// The gate's count: the tree's errors and the language's own rules.
+fn gate_errors(provider: &'static Provider, source: &[u8]) -> usize {
+    let tree = parse(provider, source, None).expect("the grammar parses");
+    crate::lang::parse::syntax_errors(provider, &tree, source).0
+}
+
+#[test]
+fn a_second_java_package_declaration_is_an_error() {
+    let java = provider("java");
+    let one = "package a.b;\nclass C {}\n";
+    assert_eq!(gate_errors(java, one.as_bytes()), 0);
+    let two = "package a.b;\npackage a.b;\nclass C {}\n";
+    assert_eq!(gate_errors(java, two.as_bytes()), 1);
+}
+
+#[test]
+fn only_a_hash_alone_on_its_line_is_a_c_null_directive() {
+    for name in ["c", "cpp"] {
+        let p = provider(name);
+        assert_eq!(gate_errors(p, b"int a;\n#\nint b;\n"), 0, "{name}");
+        assert!(
+            gate_errors(p, b"int f(void) {\n  return 1;\n}#\n") > 0,
+            "{name}"
+        );
+        assert!(
+            gate_errors(p, b"int f(void) {\n  return 1;\n#}\n") > 0,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_block_at_a_c_files_top_level_is_an_error() {
+    for name in ["c", "cpp"] {
+        let p = provider(name);
+        assert_eq!(
+            gate_errors(p, b"int f(void)\n{\n  return 1;\n}\n"),
+            0,
+            "{name}"
+        );
+        assert!(gate_errors(p, b"int a;\n{\n  return 1;\n}\n") > 0, "{name}");
+    }
+}

@@ -61,7 +61,7 @@ const LANGUAGES: &[Language] = &[
         name: "javascript",
         ext: "js",
         checker: Checker::Node,
-        floor: 0.97,
+        floor: 0.99,
         known_false_refusals: 0,
     },
     Language {
@@ -131,21 +131,21 @@ const LANGUAGES: &[Language] = &[
         name: "java",
         ext: "java",
         checker: Checker::Javac,
-        floor: 0.98,
+        floor: 0.99,
         known_false_refusals: 0,
     },
     Language {
         name: "c",
         ext: "c",
         checker: Checker::Gcc("gcc"),
-        floor: 0.96,
+        floor: 0.99,
         known_false_refusals: 0,
     },
     Language {
         name: "cpp",
         ext: "cpp",
         checker: Checker::Gcc("g++"),
-        floor: 0.97,
+        floor: 0.98,
         known_false_refusals: 0,
     },
 ];
