@@ -36,7 +36,7 @@ pub fn index_ids(repo: &gix::Repository, files: &[FileChange]) -> HashMap<String
         .into_iter()
         .filter_map(|(rel, before)| {
             let entry = index.entry_by_path(rel.into())?;
-            let clean = before.stamp.settled()
+            let clean = before.stamp.settled(before.read_at)
                 && stat_matches(&entry.stat, before)
                 && !racy(&entry.stat, index.timestamp().unix_seconds());
             let same_size = || {
