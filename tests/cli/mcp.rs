@@ -309,12 +309,13 @@ fn an_edit_of_a_file_changed_since_the_read_is_rebased_where_its_region_stands()
     let (error, doc) = session.call(4, "apply", json!({"input": blocks}));
     assert!(error, "{doc}");
     assert_eq!(text(), "zero\n1\nTWO\nthree!\n");
-    // A region that now occurs twice is refused naming it ambiguous.
+    // A region that now occurs twice is refused as ambiguous, naming both places.
     repo.write("a.txt", "zero\n1\nzero\n1\nTWO\n");
     let edit = json!({"file": "a.txt", "find": "zero\n1\n", "replace": "0\n1\n"});
     let (error, doc) = session.call(5, "edit", edit);
     assert!(error, "{doc}");
-    assert_eq!(doc["error"]["code"], "ambiguous_target", "{doc}");
+    assert_eq!(doc["error"]["type"], "ambiguous_target", "{doc}");
+    assert_eq!(doc["error"]["details"]["lines"], json!([1, 3]), "{doc}");
     assert_eq!(text(), "zero\n1\nzero\n1\nTWO\n");
     // An explicit whole-file hash refuses any change, even far from the edit.
     let (error, doc) = session.call(6, "read", json!({"files": ["a.txt"], "mode": "line"}));
