@@ -82,21 +82,24 @@ fn a_large_edit_is_stored_as_splices_on_the_index_blob_and_survives_gc() {
     crate::ledger::fsck_clean(&repo);
 }
 
+/// Runs git plumbing in `repo` on the side index `index`; its trimmed output.
+fn plumbing(repo: &Repo, index: &std::path::Path, args: &[&str]) -> String {
+    let out = command("git")
+        .args(args)
+        .env("GIT_INDEX_FILE", index)
+        .current_dir(repo.path())
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
 /// Rewrites the newest receipt as the code before the splice format wrote it: the post-image
 /// a whole `after/<path>` blob, no `splices/`.
 fn rewrite_in_the_old_format(repo: &Repo, commit: &str) {
     let blob = git(repo.path(), &["hash-object", "-w", "big.txt"]);
     let index = repo.path().join(".git").join("old-format-index");
-    let plumbing = |args: &[&str]| {
-        let out = command("git")
-            .args(args)
-            .env("GIT_INDEX_FILE", &index)
-            .current_dir(repo.path())
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "{args:?}: {out:?}");
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    };
+    let plumbing = |args: &[&str]| plumbing(repo, &index, args);
     plumbing(&["read-tree", commit]);
     plumbing(&["update-index", "--force-remove", "splices/big.txt"]);
     let info = format!("100644,{},after/big.txt", blob.trim());
@@ -138,16 +141,7 @@ fn a_pre_image_that_is_not_the_recorded_one_is_not_restored() {
     let (repo, _) = big_repo();
     let commit = edit_near_the_end(&repo);
     let index = repo.path().join(".git").join("tamper-index");
-    let plumbing = |args: &[&str]| {
-        let out = command("git")
-            .args(args)
-            .env("GIT_INDEX_FILE", &index)
-            .current_dir(repo.path())
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "{args:?}: {out:?}");
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    };
+    let plumbing = |args: &[&str]| plumbing(&repo, &index, args);
     plumbing(&["read-tree", &commit]);
     let tampered = command("git")
         .args(["hash-object", "-w", "--stdin"])
