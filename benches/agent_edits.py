@@ -12,6 +12,7 @@ wrong bytes, a wrong place, or success without the intended change.
 import glob
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -256,6 +257,7 @@ def main():
                 table.setdefault((cls, dialect), []).append(verdict)
                 os.remove(os.path.join(repo, rel))
         report(binary, table)
+    shutil.rmtree(repo)
 
 
 def report(binary, table):

@@ -13,6 +13,7 @@ and "WRONG" on any other outcome: wrong bytes, or a write where refusing was the
 With --git, the diff scenarios are also run through `git apply` for comparison.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -66,12 +67,14 @@ def run_one(binary, sc, dialect_flag):
         args += ["--dialect", sc["dialect"]]
     p = subprocess.run(args, input=sc["edit"].encode(), cwd=repo, capture_output=True, env=ENV)
     after = snapshot(repo, list(before))
+    shutil.rmtree(repo)
     verdict = judge(sc, p.returncode, before, after)
     gitv = None
     if sc["dialect"] == "diff" and "--git" in sys.argv:
         repo2 = setup(sc["files"])
         g = subprocess.run(["git", "apply", "-"], input=sc["edit"].encode(), cwd=repo2, capture_output=True)
         gitv = judge(sc, g.returncode, before, snapshot(repo2, list(before)))
+        shutil.rmtree(repo2)
     return verdict, p, before, after, gitv
 
 

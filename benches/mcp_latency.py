@@ -7,6 +7,7 @@ Prints the median and minimum of N calls each, in milliseconds.
 """
 
 import asyncio
+import shutil
 import statistics
 import subprocess
 import sys
@@ -76,5 +77,8 @@ def report(name, times):
 
 
 if __name__ == "__main__":
-    report("mcp apply (warm server)", asyncio.run(server_times(make_repo())))
-    report("cli apply (one process)", cli_times(make_repo()))
+    for label, measure in (("mcp apply (warm server)", lambda r: asyncio.run(server_times(r))),
+                           ("cli apply (one process)", cli_times)):
+        repo = make_repo()
+        report(label, measure(repo))
+        shutil.rmtree(repo)

@@ -29,6 +29,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -288,6 +289,7 @@ def main():
                         "p50_ms": round(pct(s["latency"], 0.5), 1),
                         "p99_ms": round(pct(s["latency"], 0.99), 1)}
     report["check"] = check(cfg, files, repo, landed)
+    shutil.rmtree(repo)
     if cfg.json:
         print(json.dumps(report, indent=2))
     else:
