@@ -9,7 +9,9 @@
 //!   with less indentation) and its closer (the nearest line below with less). Only statement
 //!   blocks qualify: in brace languages a header ending in `{` after `)`, `=>`, `else`, `try`,
 //!   `do` or `finally` (not a class, object, array or type body); in Python a header ending in
-//!   `:` that is not a `class`. Top level (level 0) is the whole file.
+//!   `:` of a `def`, `if`, `for`, ... statement, or of a top-level `class` (its body is parsed
+//!   under its own header, so that the methods keep their names). Top level (level 0) is the
+//!   whole file.
 //! - **Boundaries.** Inside a level, a region starts and ends at *sibling starts*: lines at
 //!   exactly that indentation that begin a statement (a word, a comment, a string, `$`, `@`,
 //!   `#`, `<`; not a closer, an operator or a continuation keyword such as `else`), whose
@@ -20,9 +22,10 @@
 //!   without errors in isolation, or parses the whole file when none does.
 //!
 //! Isolation needs a little context: PHP regions get `<?php`, nested Python regions stand
-//! between `if True:` + `pass` and `pass` lines indented as they are. Languages without a
-//! block rule (JSON, YAML, TOML, Markdown, Ruby, Bash, ...) have no regions: their files are
-//! parsed whole (YAML aliases, Ruby's `end` and shell keywords reach across any line).
+//! between `if True:` (or the class header) + `pass` and `pass` lines indented as they are.
+//! Languages without a block rule (JSON, YAML, TOML, Markdown, Ruby, Bash, ...) have no
+//! regions: their files are parsed whole (YAML aliases, Ruby's `end` and shell keywords reach
+//! across any line).
 
 use std::ops::Range;
 
@@ -84,7 +87,10 @@ pub fn first_window<T>(
     let mut level = lines.edit_level(first, last);
     loop {
         let bounds = lines.block(first, last, level)?;
-        if level == 0 || lines.header_ok(fam, bounds.header) {
+        let class = (level > 0 && fam == Family::Python)
+            .then(|| lines.top_class(bounds.header))
+            .flatten();
+        if level == 0 || class.is_some() || lines.header_ok(fam, bounds.header) {
             let mut seen = None;
             for width in WIDTHS {
                 let start = lines.siblings_up(fam, first, level, bounds.body.start, width);
@@ -93,14 +99,15 @@ pub fn first_window<T>(
                     continue;
                 }
                 seen = Some((start, end));
-                let (prefix, suffix, exact) = context(provider, &lines, start, level > 0);
+                let head = class.clone().map(|r| &lines.src[r]);
+                let (prefix, suffix, exact) = context(provider, &lines, start, level > 0, head);
                 let window = Window {
                     range: start..end,
                     prefix,
                     suffix,
                     nested: level > 0,
                     closed_end: end == bounds.body.end,
-                    exact_declarations: exact && level == 0,
+                    exact_declarations: exact && (level == 0 || class.is_some()),
                 };
                 if let Some(found) = accept(&window) {
                     return Some(found);
@@ -119,7 +126,8 @@ pub fn first_window<T>(
 
 /// The bytes around a region that let it parse on its own. A nested Python region sits
 /// between two `pass` lines indented as its first line, so that a line of it indented
-/// differently from its siblings outside is an error in the region too.
+/// differently from its siblings outside is an error in the region too; its header is the
+/// class's own (`class_head`, so that its methods keep their names) or `if True:`.
 /// The third value: whether declarations read in the region keep their names (false after
 /// a braced PHP namespace, whose name the region cannot repeat).
 fn context(
@@ -127,6 +135,7 @@ fn context(
     lines: &Lines<'_>,
     start: usize,
     nested: bool,
+    class_head: Option<&[u8]>,
 ) -> (String, String, bool) {
     match provider.name {
         "php" if start > 0 => match php_namespace(&lines.src[..start]) {
@@ -137,7 +146,8 @@ fn context(
         "python" if nested => {
             let text = lines.text(start);
             let indent = &text[..text.len() - text.trim_start_matches([' ', '\t']).len()];
-            let prefix = format!("if True:\n{indent}pass\n");
+            let head = class_head.map_or("if True:\n".into(), String::from_utf8_lossy);
+            let prefix = format!("{head}{indent}pass\n");
             (prefix, format!("\n{indent}pass\n"), true)
         }
         _ => (String::new(), String::new(), true),
@@ -163,6 +173,13 @@ struct Block {
 struct Lines<'a> {
     src: &'a [u8],
 }
+
+/// First words of the Python statements whose blocks hold statements (not a class body,
+/// whose members are declarations: see [`Lines::top_class`]).
+const PYTHON_BLOCKS: &[&str] = &[
+    "def", "async", "if", "elif", "else", "for", "while", "try", "except", "finally", "with",
+    "match", "case",
+];
 
 const CONTINUATIONS: &[&str] = &[
     "else", "elif", "except", "finally", "catch", "case", "default",
@@ -193,7 +210,10 @@ impl Lines<'_> {
     fn header_ok(&self, fam: Family, header: usize) -> bool {
         let code = code_of(fam, self.text(header));
         match fam {
-            Family::Python => code.ends_with(':') && !code.starts_with("class "),
+            Family::Python => {
+                let start = self.statement_start(fam, header);
+                code.ends_with(':') && PYTHON_BLOCKS.contains(&first_word(self.text(start)))
+            }
             Family::Brace if code == "{" => self.prev(header).is_some_and(|p| {
                 let above = self.text(p);
                 let typed = [
@@ -218,6 +238,34 @@ impl Lines<'_> {
             }
             Family::Flat => false,
         }
+    }
+
+    /// The first line of the statement whose last line is `header` (`class A(\n    B,\n):`
+    /// starts two lines up): the nearest line above at its indentation that starts one, or
+    /// that begins with `class` or `def` (after a decorator).
+    fn statement_start(&self, fam: Family, header: usize) -> usize {
+        let level = self.indent(header);
+        let definition = |line: usize| {
+            self.indent(line) == level
+                && matches!(first_word(self.text(line)), "class" | "def" | "async")
+        };
+        let mut line = header;
+        while !definition(line) && !self.starts(fam, line, level) {
+            match self.prev(line).filter(|&p| header - p <= SCAN_LIMIT) {
+                Some(p) => line = p,
+                None => return header,
+            }
+        }
+        line
+    }
+
+    /// The header of a top-level Python class whose body `header` opens (the statement's
+    /// lines, from `class` to the `:` line), or `None`.
+    fn top_class(&self, header: usize) -> Option<Range<usize>> {
+        let start = self.statement_start(Family::Python, header);
+        let opens = code_of(Family::Python, self.text(header)).ends_with(':');
+        let class = self.indent(start) == 0 && first_word(self.text(start)) == "class";
+        (opens && class).then(|| start..self.next(header))
     }
 
     fn start_of(&self, at: usize) -> usize {
@@ -417,6 +465,15 @@ fn code_of(fam: Family, line: &str) -> &str {
         from = at + marker.len();
     }
     code
+}
+
+/// The word a line begins with (after its indentation).
+fn first_word(line: &str) -> &str {
+    let t = line.trim_start();
+    let end = t
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(t.len());
+    &t[..end]
 }
 
 fn comment(fam: Family, line: &str) -> bool {

@@ -5,9 +5,10 @@
 //! without errors on their own; the region's new bytes (same boundaries, the edits applied)
 //! must parse without errors too. Outside the regions both versions are byte for byte the
 //! same, and every region starts and ends between siblings, so the edit cannot have added an
-//! error. When no region parses cleanly, when two regions overlap, or when a new region has
-//! errors, the caller decides on the whole file (a refusal is always confirmed on the whole
-//! file, so a region can never refuse what the compiler accepts).
+//! error. Clusters whose regions overlap are merged and searched again. When no region parses
+//! cleanly, or when a new region has errors, the caller decides on the whole file (a refusal
+//! is always confirmed on the whole file, so a region can never refuse what the compiler
+//! accepts).
 
 use std::ops::Range;
 
@@ -21,8 +22,9 @@ use crate::lang::region::{Window, first_window};
 use crate::lang::symbols::Declarations;
 use crate::lang::symbols::{self, Declaration, Lang};
 
-/// Edits closer than this share a region search.
-const CLUSTER_GAP: usize = 4096;
+/// Edits closer than this share a region search (the regions of clusters further apart
+/// are merged only when they overlap).
+const CLUSTER_GAP: usize = 256;
 
 /// What the regions showed: both versions clean there.
 pub struct Clean {
@@ -110,38 +112,62 @@ pub fn check(
             after_clean: true,
         }),
     };
-    let mut covered = 0;
-    for cluster in clusters(ranges) {
-        let edits = &ranges[cluster.clone()];
-        let span = edits[0].0.start..edits[edits.len() - 1].0.end;
-        let mut failure = None;
-        let found = first_window(provider, before, span, |w| {
-            match try_window(provider, w, (before, after), ranges, &cluster) {
-                Ok(Some(pair)) => Some(Ok((w.clone(), pair))),
-                Ok(None) => None,
-                Err(e) => {
-                    failure = Some(e);
-                    Some(Err(()))
-                }
+    // Clusters whose regions overlap are merged and searched again.
+    let mut found: Vec<(Range<usize>, Window, Parsed, Parsed)> = Vec::new();
+    let mut pending = clusters(ranges).into_iter();
+    let mut next = pending.next();
+    while let Some(cluster) = next {
+        let Some((window, old, new)) = region_of(provider, (before, after), ranges, &cluster)?
+        else {
+            return Ok(None);
+        };
+        match found.pop() {
+            Some((previous, last, ..)) if window.range.start < last.range.end => {
+                next = Some(previous.start..cluster.end);
+                continue;
             }
-        });
-        if let Some(e) = failure {
-            return Err(e);
+            Some(last) => found.push(last),
+            None => {}
         }
-        let Some(Ok((window, (old, new)))) = found else {
-            return Ok(None);
-        };
-        let (Some(old), Some(new)) = (old, new) else {
-            return Ok(None);
-        };
-        if window.range.start < covered {
-            return Ok(None);
-        }
-        covered = window.range.end;
+        found.push((cluster, window, old, new));
+        next = pending.next();
+    }
+    for (cluster, window, old, new) in found {
         let new_start = shifted(window.range.start, ranges, &(0..0));
+        let edits = &ranges[cluster];
         record(provider, &mut clean, &window, (old, new), edits, new_start);
     }
     Ok(Some(clean))
+}
+
+/// The innermost region around the edits of `cluster` whose original and new bytes both
+/// parse cleanly; `None` when the whole file must decide.
+fn region_of(
+    provider: &'static Provider,
+    (before, after): (&[u8], &[u8]),
+    ranges: &[(Range<usize>, Range<usize>)],
+    cluster: &Range<usize>,
+) -> Result<Option<(Window, Parsed, Parsed)>> {
+    let edits = &ranges[cluster.clone()];
+    let span = edits[0].0.start..edits[edits.len() - 1].0.end;
+    let mut failure = None;
+    let found = first_window(provider, before, span, |w| {
+        match try_window(provider, w, (before, after), ranges, cluster) {
+            Ok(Some(pair)) => Some(Ok((w.clone(), pair))),
+            Ok(None) => None,
+            Err(e) => {
+                failure = Some(e);
+                Some(Err(()))
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(match found {
+        Some(Ok((window, (Some(old), Some(new))))) => Some((window, old, new)),
+        _ => None,
+    })
 }
 
 /// Whether every non-blank line of a Python region's new text begins with the indentation
@@ -262,6 +288,31 @@ mod tests {
         let py = "def g():\n    return 2\n";
         assert!(!clean("b.py", py, py.len(), 0, "def (:\n"));
         assert!(clean("b.py", py, py.len(), 0, "def h():\n    pass\n"));
+    }
+
+    #[test]
+    fn a_method_edited_in_a_class_body_region_keeps_its_qualified_name() {
+        let py = "class P:\n    def f(self, a):\n        return a\n\n    def g(self):\n        return 2\n";
+        let (at, old) = (py.find("self, a").expect("params"), "self, a".len());
+        let after = py.replacen("self, a", "self, a, b", 1);
+        let provider = provider_for("a.py").expect("provider");
+        let ranges = [(at..at + old, at..at + old + 3)];
+        let clean = check(provider, py.as_bytes(), after.as_bytes(), &ranges)
+            .expect("parses")
+            .expect("a clean region");
+        let d = clean.declarations.expect("exact declarations");
+        let named = |list: &[crate::lang::symbols::Declaration]| {
+            list.iter().map(|d| d.symbol.clone()).collect::<Vec<_>>()
+        };
+        assert!(
+            named(&d.after).contains(&"P.f".to_owned()),
+            "{:?}",
+            named(&d.after)
+        );
+        let before = d.before.expect("before");
+        let changes = crate::lang::api::compare("a.py", &before, &d.after);
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        assert_eq!(changes[0].symbol, "P.f");
     }
 
     #[test]

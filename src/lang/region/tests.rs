@@ -37,7 +37,7 @@ fn object_bodies_are_not_regions() {
 }
 
 #[test]
-fn nested_python_regions_get_a_header_and_classes_are_skipped() {
+fn nested_python_regions_get_a_header_and_class_bodies_their_class() {
     let py =
         "class P:\n    def f(self):\n        a = 1\n        return a\n\n\ndef g():\n    pass\n";
     let seen = windows("a.py", py, "a = 1");
@@ -45,14 +45,32 @@ fn nested_python_regions_get_a_header_and_classes_are_skipped() {
         seen[0],
         "if True:\n        pass\n        a = 1\n\n        pass\n"
     );
+    let class_body =
+        "class P:\n    pass\n    def f(self):\n        a = 1\n        return a\n\n\n\n    pass\n";
+    assert!(seen.contains(&class_body.to_owned()), "{seen:?}");
     assert!(
         seen.iter().all(|w| !w.starts_with("if True:\n    def")),
+        "a class body is never a block of statements: {seen:?}"
+    );
+}
+
+#[test]
+fn a_class_header_is_the_whole_statement_and_only_top_level_classes_qualify() {
+    let multi = "@dataclass\nclass P(\n    Base,\n):\n    def f(self):\n        return 1\n";
+    let seen = windows("a.py", multi, "def f");
+    assert!(
+        seen[0].starts_with("class P(\n    Base,\n):\n    pass\n    def f(self):"),
         "{seen:?}"
     );
+    let nested = "class A:\n    class B:\n        def f(self):\n            return 1\n";
+    let seen = windows("a.py", nested, "def f");
+    assert_eq!(
+        seen[0],
+        "class A:\n    pass\n    class B:\n        def f(self):\n            return 1\n\n    pass\n"
+    );
     assert!(
-        seen.contains(
-            &"class P:\n    def f(self):\n        a = 1\n        return a\n\n\n".to_owned()
-        )
+        seen.iter().all(|w| !w.contains("class B:\n        pass")),
+        "{seen:?}"
     );
 }
 
