@@ -3,9 +3,15 @@
 //! a third of the command's time. Tree-sitter's C core allocates through mimalloc instead
 //! (about 230 faults). The rest of the program keeps the system allocator: as the global
 //! allocator mimalloc added ~1.3 ms and ~7 MiB of resident memory to every command, parsing or
-//! not. (Large OS pages were tried too, and measured slower: zeroing 2 MiB pages costs more.)
+//! not. (Large OS pages were tried too, and measured slower: zeroing 2 MiB pages costs more.
+//! For the same reason mimalloc is told not to ask for transparent huge pages: its first
+//! arena would otherwise be backed by a 2 MiB page zeroed on first touch, 1.3 ms of a
+//! one-edit command and 2 MiB of its resident memory.)
 
-use libmimalloc_sys::{mi_calloc, mi_free, mi_malloc, mi_realloc};
+use libmimalloc_sys::{mi_calloc, mi_free, mi_malloc, mi_option_set, mi_option_t, mi_realloc};
+
+/// mimalloc's `mi_option_allow_thp` (v3 header: madvise its arenas for huge pages, default on).
+const MI_OPTION_ALLOW_THP: mi_option_t = 43;
 
 /// Routes tree-sitter's allocations through mimalloc. Call once, before any parser exists.
 #[allow(unsafe_code)]
@@ -19,6 +25,7 @@ pub fn use_mimalloc_for_parsers() {
     // SAFETY: this runs at start-up before any tree-sitter object is created, so everything the
     // C core allocates from here on is freed by the same allocator.
     unsafe {
+        mi_option_set(MI_OPTION_ALLOW_THP, 0);
         tree_sitter::set_allocator(Some(allocator));
     }
 }
