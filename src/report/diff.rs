@@ -221,27 +221,16 @@ fn hunks(out: &mut String, old: &[u8], new: &[u8], regions: &[(Range<usize>, Ran
         }
         let old_line = old_lines.line_at(o.start) + same_head;
         let new_line = new_lines.line_at(n.start) + same_head;
-        let shared_before = lines(&old[..o.start]);
-        let head: Vec<&[u8]> = lines(&old[o.start..o.end])
-            .into_iter()
-            .take(same_head)
-            .collect();
-        let tail: Vec<&[u8]> = lines(&old[o.start..o.end])
-            .into_iter()
-            .rev()
-            .take(same_tail)
-            .rev()
-            .collect();
-        let mut before: Vec<&[u8]> = shared_before
-            .into_iter()
-            .rev()
-            .take(CONTEXT)
-            .rev()
-            .collect();
+        // Context is read around the region only (never the whole file's lines).
+        let line_iter = |bytes| <[u8]>::split_inclusive(bytes, |&b| b == b'\n');
+        let head = line_iter(&old[o.clone()]).take(same_head);
+        let tail: Vec<&[u8]> = line_iter(&old[o.clone()]).rev().take(same_tail).collect();
+        let mut before: Vec<&[u8]> = line_iter(&old[..o.start]).rev().take(CONTEXT).collect();
+        before.reverse();
         before.extend(head);
         let before = before.split_off(before.len().saturating_sub(CONTEXT));
-        let mut after = tail;
-        after.extend(lines(&old[o.end..]).into_iter().take(CONTEXT));
+        let mut after: Vec<&[u8]> = tail.into_iter().rev().collect();
+        after.extend(line_iter(&old[o.end..]).take(CONTEXT));
         after.truncate(CONTEXT);
         blocks.push(Block {
             old_line,
@@ -359,5 +348,21 @@ mod tests {
         let mut out = String::new();
         hunks(&mut out, old, new, &regions);
         assert_eq!(out, "@@ -1,2 +1,2 @@\n-foo X foo\n+Y X Y\n z\n");
+    }
+
+    #[test]
+    fn context_is_three_lines_each_side_and_unchanged_edges_of_a_region_count_as_context() {
+        let old: String = (1..=9).map(|i| format!("l{i}\n")).collect();
+        let new = old.replace("l5\n", "five\n");
+        // The region spans l4..l6, of which only l5 changed.
+        let at = old.find("l4").expect("l4");
+        let end = old.find("l7").expect("l7");
+        let regions = [(at..end, at..end + 2)];
+        let mut out = String::new();
+        hunks(&mut out, old.as_bytes(), new.as_bytes(), &regions);
+        assert_eq!(
+            out,
+            "@@ -2,7 +2,7 @@\n l2\n l3\n l4\n-l5\n+five\n l6\n l7\n l8\n"
+        );
     }
 }
