@@ -1,5 +1,7 @@
 //! Line facts about a file's text: its line-ending style and the line number of a byte offset.
 
+use std::ops::Range;
+
 /// The line-ending style of a text, judged from every line break in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Endings {
@@ -80,10 +82,7 @@ impl<'a> LineCounter<'a> {
     pub fn line_at(&mut self, offset: usize) -> usize {
         let end = offset.min(self.bytes.len());
         if end > self.pos {
-            self.line += self.bytes[self.pos..end]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
+            self.line += newlines(&self.bytes[self.pos..end]);
             self.pos = end;
         }
         self.line
@@ -92,6 +91,64 @@ impl<'a> LineCounter<'a> {
     /// Line of the last byte of a non-empty range ending at `end` (exclusive).
     pub fn last_line_of(&mut self, start: usize, end: usize) -> usize {
         self.line_at(if end > start { end - 1 } else { start })
+    }
+}
+
+/// The number of `\n` in `bytes` (SIMD).
+pub fn newlines(bytes: &[u8]) -> usize {
+    bytecount::count(bytes, b'\n')
+}
+
+/// Line numbers of both versions of a text around its splices (given in ascending order,
+/// disjoint). The bytes between splices are the same in both versions, so only the old one is
+/// counted up to each splice; the new one's lines are shifted by what earlier splices added.
+pub struct SpliceLines<'a> {
+    old: LineCounter<'a>,
+    old_bytes: &'a [u8],
+    new_bytes: &'a [u8],
+    shift: isize,
+}
+
+/// Where one splice lies on both sides: first and last line (`last < first` for an empty side,
+/// which then sits between `last` and `first`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpliceSpan {
+    pub old_start: usize,
+    pub old_end: usize,
+    pub new_start: usize,
+    pub new_end: usize,
+}
+
+impl<'a> SpliceLines<'a> {
+    pub fn new(old: &'a [u8], new: &'a [u8]) -> Self {
+        Self {
+            old: LineCounter::new(old),
+            old_bytes: old,
+            new_bytes: new,
+            shift: 0,
+        }
+    }
+
+    /// The lines of the splice that replaced `old` by `new` (byte ranges of each version);
+    /// call in ascending order. An empty old range ends on its start line, an empty new range
+    /// on the line before.
+    pub fn span(&mut self, old: &Range<usize>, new: &Range<usize>) -> SpliceSpan {
+        let old_start = self.old.line_at(old.start);
+        let old_end = self.old.last_line_of(old.start, old.end);
+        let new_start = old_start.saturating_add_signed(self.shift);
+        let new_end = if new.is_empty() {
+            new_start.saturating_sub(1)
+        } else {
+            new_start + newlines(&self.new_bytes[new.start..new.end - 1])
+        };
+        let added = newlines(&self.new_bytes[new.clone()]) as isize;
+        self.shift += added - newlines(&self.old_bytes[old.clone()]) as isize;
+        SpliceSpan {
+            old_start,
+            old_end,
+            new_start,
+            new_end,
+        }
     }
 }
 
@@ -117,6 +174,32 @@ mod tests {
         assert_eq!(c.line_at(2), 2);
         assert_eq!(c.last_line_of(2, 4), 2);
         assert_eq!(c.line_at(4), 3);
+    }
+
+    /// Splice spans equal what counting both versions from the start gives.
+    #[test]
+    fn splice_lines_match_counting_both_versions() {
+        let old = b"a\nb\nc\nd\ne\n";
+        // Replace "b\n" by "x\ny\nz\n", delete "d\n", insert "w\n" before "e".
+        let new = b"a\nx\ny\nz\nc\nw\ne\n";
+        let splices = [(2..4, 2..8), (6..8, 10..10), (8..8, 10..12)];
+        let mut lines = SpliceLines::new(old, new);
+        let (mut o, mut n) = (LineCounter::new(old), LineCounter::new(new));
+        for (old_r, new_r) in &splices {
+            let got = lines.span(old_r, new_r);
+            let new_start = n.line_at(new_r.start);
+            let want = SpliceSpan {
+                old_start: o.line_at(old_r.start),
+                old_end: o.last_line_of(old_r.start, old_r.end),
+                new_start,
+                new_end: if new_r.is_empty() {
+                    new_start - 1
+                } else {
+                    n.last_line_of(new_r.start, new_r.end)
+                },
+            };
+            assert_eq!(got, want, "{old_r:?} -> {new_r:?}");
+        }
     }
 }
 

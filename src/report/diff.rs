@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::ops::Range;
 
 use crate::change::{Action, FileChange};
-use crate::locate::lines::LineCounter;
+use crate::locate::lines::SpliceLines;
 
 const CONTEXT: usize = 3;
 
@@ -197,9 +197,11 @@ fn lines(bytes: &[u8]) -> Vec<&[u8]> {
 }
 
 fn hunks(out: &mut String, old: &[u8], new: &[u8], regions: &[(Range<usize>, Range<usize>)]) {
-    let (mut old_lines, mut new_lines) = (LineCounter::new(old), LineCounter::new(new));
+    // Regions ascend and the bytes between them are the same in both versions.
+    let mut numbers = SpliceLines::new(old, new);
     let mut blocks = Vec::new();
     for (o, n) in regions {
+        let span = numbers.span(o, n);
         let (mut removed, mut added) = (lines(&old[o.clone()]), lines(&new[n.clone()]));
         let same_head = removed
             .iter()
@@ -219,8 +221,8 @@ fn hunks(out: &mut String, old: &[u8], new: &[u8], regions: &[(Range<usize>, Ran
         if removed.is_empty() && added.is_empty() {
             continue;
         }
-        let old_line = old_lines.line_at(o.start) + same_head;
-        let new_line = new_lines.line_at(n.start) + same_head;
+        let old_line = span.old_start + same_head;
+        let new_line = span.new_start + same_head;
         // Context is read around the region only (never the whole file's lines).
         let line_iter = |bytes| <[u8]>::split_inclusive(bytes, |&b| b == b'\n');
         let head = line_iter(&old[o.clone()]).take(same_head);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::change::{Action, EditReport, FileChange, LineSpan};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::{self, Rules};
-use crate::locate::lines::LineCounter;
+use crate::locate::lines::SpliceLines;
 use crate::plan::splice::{self, Splice};
 use crate::plan::{Digest, Op, OpKind, PathBase, Plan};
 use crate::txn::resolve::{FileEdits, OpMatch, check_expected, resolve_file};
@@ -511,8 +511,7 @@ fn reports(
     old: &[u8],
     new: &[u8],
 ) -> Vec<EditReport> {
-    let mut old_lines = LineCounter::new(old);
-    let mut new_lines = LineCounter::new(new);
+    let mut lines = SpliceLines::new(old, new);
     let mut spans: HashMap<usize, Vec<LineSpan>> = HashMap::new();
     let mut byte_ranges: HashMap<usize, Vec<_>> = HashMap::new();
     for (s, out) in splices.iter().zip(splice::output_ranges(splices)) {
@@ -520,19 +519,12 @@ fn reports(
             .entry(s.op)
             .or_default()
             .push((s.range.clone(), out.clone()));
-        let old_start = old_lines.line_at(s.range.start);
-        let old_end = old_lines.last_line_of(s.range.start, s.range.end);
-        let new_start = new_lines.line_at(out.start);
-        let new_end = if out.is_empty() {
-            new_start.saturating_sub(1)
-        } else {
-            new_lines.last_line_of(out.start, out.end)
-        };
+        let span = lines.span(&s.range, &out);
         spans.entry(s.op).or_default().push(LineSpan {
-            old_start,
-            old_end,
-            new_start,
-            new_end,
+            old_start: span.old_start,
+            old_end: span.old_end,
+            new_start: span.new_start,
+            new_end: span.new_end,
         });
     }
     matched
