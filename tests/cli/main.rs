@@ -41,6 +41,7 @@ mod torture;
 mod travel;
 mod undo;
 mod verify;
+mod worktrees;
 
 #[test]
 fn no_forgotten_test_files() {
