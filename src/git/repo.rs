@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::error::{Code, Error, Result};
 use crate::workspace::Workspace;
 use crate::workspace::discover::{self, Repo, bare};
+use crate::workspace::durable;
 
 /// The repository of `ws`, or why there is none.
 pub fn open(ws: &Workspace) -> Result<gix::Repository> {
@@ -23,9 +24,14 @@ pub fn open(ws: &Workspace) -> Result<gix::Repository> {
 
 /// Opens with gix the repository `workspace::discover` found (never a second discovery that
 /// could disagree): `GIT_DIR` / `GIT_WORK_TREE` / `GIT_INDEX_FILE` are honoured as git does.
+/// The durability setting is read from the configuration it loaded.
 pub fn open_found(found: &Repo) -> gix::Result<gix::Repository> {
-    gix::ThreadSafeRepository::open_with_environment_overrides(&found.git_dir, |o, _| o)
-        .map(Into::into)
+    let repo: gix::Repository =
+        gix::ThreadSafeRepository::open_with_environment_overrides(&found.git_dir, |o, _| o)?
+            .into();
+    let fsync = repo.config_snapshot().string("identedit.fsync");
+    durable::configure(fsync.map(|v| v.to_string()).as_deref());
+    Ok(repo)
 }
 
 /// The repository of `dir` (`workspace::discover`), opened with gix.

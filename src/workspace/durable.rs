@@ -39,16 +39,30 @@ pub fn set_repo(common_dir: &Path) {
     let _ = COMMON_DIR.set(common_dir.to_path_buf());
 }
 
-/// The setting, read once, at the first write that needs it.
+/// Settles the setting from the configuration of a repository just opened (`value` is its
+/// `identedit.fsync`), unless it is settled already: the write path reads it there, for free,
+/// rather than loading the configuration files a second time.
+pub fn configure(value: Option<&str>) {
+    let _ = POLICY.get_or_init(|| from_env().or(value.map(parse)).unwrap_or(DEFAULT));
+}
+
+/// The setting, read once, at the first write that needs it: `IDENTEDIT_FSYNC`, else the
+/// repository's configuration (opened with gix's defaults, which never run `git`), else
+/// [`DEFAULT`].
 pub fn policy() -> Fsync {
     *POLICY.get_or_init(|| {
-        let configured = std::env::var("IDENTEDIT_FSYNC").ok().or_else(|| {
-            let dir = COMMON_DIR.get()?;
-            let config = gix::config::File::from_git_dir(dir.clone()).ok()?;
-            config.string("identedit.fsync").map(|v| v.to_string())
-        });
-        configured.map_or(DEFAULT, |v| parse(&v))
+        from_env()
+            .or_else(|| {
+                let repo = gix::open(COMMON_DIR.get()?).ok()?;
+                let value = repo.config_snapshot().string("identedit.fsync")?;
+                Some(parse(&value.to_string()))
+            })
+            .unwrap_or(DEFAULT)
     })
+}
+
+fn from_env() -> Option<Fsync> {
+    std::env::var("IDENTEDIT_FSYNC").ok().map(|v| parse(&v))
 }
 
 fn parse(value: &str) -> Fsync {

@@ -194,3 +194,33 @@ fn every_io_fault_leaves_each_file_wholly_before_or_after() {
     }
     eprintln!("{table}");
 }
+
+/// `git config identedit.fsync` chooses the durability of a write (no `IDENTEDIT_FSYNC`):
+/// under `true` the journal's fsync runs (an injected fault there refuses the write); under
+/// `false` there is no fsync to fail and the same write lands.
+#[test]
+fn the_fsync_setting_in_git_config_decides_whether_files_are_fsynced() {
+    for (setting, lands) in [("true", false), ("false", true)] {
+        let (repo, body) = scene();
+        crate::common::git(repo.path(), &["config", "identedit.fsync", setting]);
+        let out = crate::common::run_with_stdin(
+            repo.cmd()
+                .args(["apply", "-", "--format", "json"])
+                .env("IDENTEDIT_FAILPOINT", "fsync@journal:EIO"),
+            &body,
+        );
+        let doc = crate::common::parse_one_document(&out);
+        assert_eq!(
+            out.status.success(),
+            lands,
+            "identedit.fsync={setting}: {doc}"
+        );
+        let content = std::fs::read_to_string(repo.path().join("a.txt")).expect("a.txt");
+        let want = if lands {
+            "alpha\nBETA\n"
+        } else {
+            "alpha\nbeta\n"
+        };
+        assert_eq!(content, want, "identedit.fsync={setting}");
+    }
+}
