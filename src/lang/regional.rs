@@ -30,8 +30,9 @@ const CLUSTER_GAP: usize = 256;
 pub struct Clean {
     pub items_before: Vec<Item>,
     pub items_after: Vec<Item>,
-    /// `None` when a nested region holds public declarations, whose names it cannot know
-    /// (the API guard then reads the file).
+    /// `None` when a nested region holds public declarations, whose names it cannot know,
+    /// or when a TypeScript / JavaScript file may export by an `export { … }` list (the API
+    /// guard then reads the file).
     pub declarations: Option<Declarations>,
 }
 
@@ -103,10 +104,18 @@ pub fn check(
     after: &[u8],
     ranges: &[(Range<usize>, Range<usize>)],
 ) -> Result<Option<Clean>> {
+    // An export list elsewhere in the file can make a region's declarations public.
+    let knowable = match Lang::of(provider) {
+        Some(Lang::TypeScript) => {
+            !symbols::typescript::may_list_exports(before)
+                && !symbols::typescript::may_list_exports(after)
+        }
+        lang => lang.is_some(),
+    };
     let mut clean = Clean {
         items_before: Vec::new(),
         items_after: Vec::new(),
-        declarations: Lang::of(provider).map(|_| Declarations {
+        declarations: knowable.then(|| Declarations {
             before: Some(Vec::new()),
             after: Vec::new(),
             after_clean: true,
@@ -313,6 +322,26 @@ mod tests {
         let changes = crate::lang::api::compare("a.py", &before, &d.after);
         assert_eq!(changes.len(), 1, "{changes:?}");
         assert_eq!(changes[0].symbol, "P.f");
+    }
+
+    #[test]
+    fn an_export_list_outside_the_region_leaves_publicity_to_the_whole_file() {
+        let provider = provider_for("a.ts").expect("provider");
+        let regional = |source: &str| {
+            let (at, old) = (source.find("id: number").expect("param"), "id: number".len());
+            let after = source.replacen("id: number", "id: string", 1);
+            let ranges = [(at..at + old, at..at + old)];
+            check(provider, source.as_bytes(), after.as_bytes(), &ranges)
+                .expect("parses")
+                .expect("a clean region")
+                .declarations
+        };
+        let class = "class Repo {\n  find(id: number): string {\n    return String(id);\n  }\n}\n";
+        assert!(regional(class).is_some(), "nothing exports Repo by name");
+        for list in ["export { Repo };\n", "export {\n  Repo as R,\n};\n", "export default Repo;\n"] {
+            let source = format!("{class}\nconst x = 1;\n\n{list}");
+            assert!(regional(&source).is_none(), "{list:?}");
+        }
     }
 
     #[test]

@@ -122,6 +122,43 @@ fn exported_names<'a>(root: Node<'_>, source: &'a [u8]) -> Listed<'a> {
     names
 }
 
+/// Whether `source` may export local declarations by name, away from them: a line whose
+/// first word is `export` followed by `{`, `type {` or `default <identifier>` ending there.
+/// A region of the file cannot see such a list, so its declarations' publicity is then
+/// unknown. One SIMD scan of the bytes; a string or comment that looks like a list counts
+/// too (the caller then reads the whole file, which is never wrong).
+pub fn may_list_exports(source: &[u8]) -> bool {
+    memchr::memmem::find_iter(source, b"export").any(|at| {
+        let line = source[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        source[line..at].iter().all(u8::is_ascii_whitespace) && lists(&source[at + 6..])
+    })
+}
+
+/// What follows `export` starts an export list or `export default name`.
+fn lists(rest: &[u8]) -> bool {
+    let rest = rest.trim_ascii_start();
+    let after_type = rest.strip_prefix(b"type").map(<[u8]>::trim_ascii_start);
+    if rest.starts_with(b"{") || after_type.is_some_and(|r| r.starts_with(b"{")) {
+        return true;
+    }
+    let Some(value) = rest
+        .strip_prefix(b"default")
+        .filter(|r| r.first().is_some_and(u8::is_ascii_whitespace))
+        .map(<[u8]>::trim_ascii_start)
+    else {
+        return false;
+    };
+    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$';
+    let len = value.iter().take_while(|b| word(b)).count();
+    let name = &value[..len];
+    let declares = [&b"class"[..], b"function", b"async", b"abstract", b"interface", b"enum"];
+    let end = value[len..].iter().find(|b| !matches!(b, b' ' | b'\t'));
+    len > 0 && !declares.contains(&name) && end.is_none_or(|b| matches!(b, b';' | b'\n' | b'\r'))
+}
+
 /// `exported`: the statement exports the declaration, or the names an export list names.
 fn top_level(
     outer: Node<'_>,
