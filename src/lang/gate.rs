@@ -6,10 +6,11 @@
 //! - Any other edit is refused when it raises the file's error count, unless syntax errors are
 //!   allowed. Errors are the tree's plus what the language's own rule adds
 //!   (`parse::syntax_errors`: Python indentation).
-//! - Cost follows the edit: a file no structure target parsed is checked on the regions
-//!   around its edits (`lang::regional`); the whole file is parsed only when no region can be
-//!   isolated or a region's result has errors. A file that was parsed (structure targets) is
-//!   re-parsed incrementally from its tree.
+//! - Cost follows the edit: a file is checked on the regions around its edits
+//!   (`lang::regional`), also when a structure target parsed it already (if that parse had no
+//!   errors, a clean region means a clean file); the whole result is parsed only when no
+//!   region can be isolated or a region's result has errors, incrementally from the source's
+//!   tree when there is one.
 //! - `structure_changes` compares the outlines around the edits: structures that appeared,
 //!   disappeared or whose count changed (names are relative to the region when one was used).
 
@@ -155,7 +156,14 @@ pub fn check(
     let Some(provider) = provider_for(path) else {
         return Ok(Checked::unobserved("unavailable", "no_provider", None));
     };
-    if let Some((bytes, None)) = before
+    // A parsed source qualifies too when it has no errors: a clean region then means a
+    // clean file, cheaper than re-parsing and re-reading the whole result.
+    let regions_decide = match before {
+        Some((_, None)) => true,
+        Some((_, Some(tree))) => tree.errors == 0,
+        None => false,
+    };
+    if let Some((bytes, _)) = before.filter(|_| regions_decide)
         && let Some(clean) = crate::lang::regional::check(provider, bytes, after, ranges)?
     {
         return Ok(regional(provider, clean));
