@@ -328,7 +328,10 @@ mod tests {
     fn an_export_list_outside_the_region_leaves_publicity_to_the_whole_file() {
         let provider = provider_for("a.ts").expect("provider");
         let regional = |source: &str| {
-            let (at, old) = (source.find("id: number").expect("param"), "id: number".len());
+            let (at, old) = (
+                source.find("id: number").expect("param"),
+                "id: number".len(),
+            );
             let after = source.replacen("id: number", "id: string", 1);
             let ranges = [(at..at + old, at..at + old)];
             check(provider, source.as_bytes(), after.as_bytes(), &ranges)
@@ -338,7 +341,11 @@ mod tests {
         };
         let class = "class Repo {\n  find(id: number): string {\n    return String(id);\n  }\n}\n";
         assert!(regional(class).is_some(), "nothing exports Repo by name");
-        for list in ["export { Repo };\n", "export {\n  Repo as R,\n};\n", "export default Repo;\n"] {
+        for list in [
+            "export { Repo };\n",
+            "export {\n  Repo as R,\n};\n",
+            "export default Repo;\n",
+        ] {
             let source = format!("{class}\nconst x = 1;\n\n{list}");
             assert!(regional(&source).is_none(), "{list:?}");
         }

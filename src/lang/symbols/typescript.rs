@@ -154,7 +154,14 @@ fn lists(rest: &[u8]) -> bool {
     let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$';
     let len = value.iter().take_while(|b| word(b)).count();
     let name = &value[..len];
-    let declares = [&b"class"[..], b"function", b"async", b"abstract", b"interface", b"enum"];
+    let declares = [
+        &b"class"[..],
+        b"function",
+        b"async",
+        b"abstract",
+        b"interface",
+        b"enum",
+    ];
     let end = value[len..].iter().find(|b| !matches!(b, b' ' | b'\t'));
     len > 0 && !declares.contains(&name) && end.is_none_or(|b| matches!(b, b';' | b'\n' | b'\r'))
 }
