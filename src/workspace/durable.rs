@@ -27,8 +27,9 @@ pub enum Fsync {
     Off,
 }
 
-/// The setting when none is configured: the protocol as it always was, until measured
-/// figures justify another.
+/// The setting when none is configured. `true` costs about 1 ms on a one-edit write over
+/// `false` (figures and the reason in the README's durability paragraph); `batch` flushes the
+/// whole file system, which a busy machine makes slower than a few fsyncs.
 pub const DEFAULT: Fsync = Fsync::Full;
 
 static COMMON_DIR: OnceLock<PathBuf> = OnceLock::new();
