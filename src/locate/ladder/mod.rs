@@ -5,7 +5,8 @@
 //! spaces counted by width); `unicode_punctuation` (curly quotes, dashes, non-breaking spaces,
 //! ellipses). Every window of the file is judged at its strictest tier, and the block applies
 //! only when exactly one window matches at any tier: an exact match gets no priority over a
-//! tolerant twin (`anchor_ambiguous` lists them all). `--exact` counts exact windows only.
+//! tolerant twin (`anchor_ambiguous` lists them all), unless a diff hunk's line number names
+//! it (`stated_place`). `--exact` counts exact windows only.
 //! When nothing matches, blank lines at the edges of the search text that the file lacks are
 //! dropped (from the replacement too) and the rest must match once: `blank_lines`.
 //!
@@ -29,7 +30,7 @@ use crate::locate::lines::{Endings, FileText, Line, dominant_terminator};
 use crate::plan::splice::Splice;
 use crate::plan::{Block, Digest, Side};
 use render::{Body, Placed};
-use tier::{Found, Scope, SideLine, find_all};
+use tier::{Found, Scope, SideLine, Tier, find_all};
 
 /// The loosest comparison form of a file line (for `FileText::keys`).
 pub fn line_key(line: &str) -> Cow<'_, str> {
@@ -81,6 +82,20 @@ fn after_anchors(block: &Block, lines: &[Line], text: &str, ctx: &Ctx<'_>) -> Re
         };
     }
     Ok(from)
+}
+
+/// Of several matches of a diff hunk, the one its header states: the only exact match, when
+/// it starts at the hunk's line number, outranks tolerant twins elsewhere (the hunk names both
+/// the bytes and the place, as `git apply` reads it). Two exact matches stay ambiguous.
+fn stated_place(found: Vec<Found>, block: &Block) -> Vec<Found> {
+    let Some(line) = block.hint_line.filter(|_| found.len() > 1) else {
+        return found;
+    };
+    let mut exact = found.iter().filter(|f| f.tier == Tier::Exact);
+    match (exact.next(), exact.next()) {
+        (Some(one), None) if one.first + 1 == line => vec![*one],
+        _ => found,
+    }
 }
 
 /// Of several matches after a Codex anchor, the only one that starts inside the block the
@@ -239,7 +254,7 @@ pub fn resolve(
     if already_applied(file, &found, &body, scope) {
         return Ok(Resolved::already_applied());
     }
-    let found = within_anchor(found, block, lines, text, from);
+    let found = stated_place(within_anchor(found, block, lines, text, from), block);
     match found.as_slice() {
         [one] => {
             let placed = Placed {
