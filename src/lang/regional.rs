@@ -9,6 +9,13 @@
 //! cleanly, or when a new region has errors, the caller decides on the whole file (a refusal
 //! is always confirmed on the whole file, so a region can never refuse what the compiler
 //! accepts).
+//!
+//! Budget: the regions of one file may parse at most what the whole-file check parses (both
+//! versions once, `2 × len`). Many edits whose regions are as wide as the file (inside one
+//! large object literal, whose statement is the only region) would otherwise parse the file
+//! twice per edit; past the budget the whole file decides. A cluster that falls inside the
+//! region found for the one before it reuses that region: its original is known to parse, so
+//! only the new bytes are parsed again, with both clusters' edits applied.
 
 use std::ops::Range;
 
@@ -125,8 +132,30 @@ pub fn check(
     let mut found: Vec<(Range<usize>, Window, Parsed, Parsed)> = Vec::new();
     let mut pending = clusters(ranges).into_iter();
     let mut next = pending.next();
+    let mut budget = 2 * before.len();
+    let versions = (before, after);
     while let Some(cluster) = next {
-        let Some((window, old, new)) = region_of(provider, (before, after), ranges, &cluster)?
+        // A cluster inside the last region: that region's original is known to parse, so
+        // only its new bytes are parsed again, with the edits of both.
+        if let Some(last) = found.last_mut()
+            && ranges[cluster.end - 1].0.end < last.1.range.end
+            && last.1.range.len() <= budget
+        {
+            budget -= last.1.range.len();
+            let merged = last.0.start..cluster.end;
+            match new_side(provider, &last.1, &last.2, versions, ranges, &merged)? {
+                NewSide::Clean(new) => {
+                    retire(std::mem::replace(&mut last.3, new).tree);
+                    last.0 = merged;
+                    next = pending.next();
+                    continue;
+                }
+                NewSide::Dirty => return Ok(None),
+                NewSide::Wider => {}
+            }
+        }
+        let Some((window, old, new)) =
+            region_of(provider, versions, ranges, &cluster, &mut budget)?
         else {
             return Ok(None);
         };
@@ -156,17 +185,24 @@ fn region_of(
     (before, after): (&[u8], &[u8]),
     ranges: &[(Range<usize>, Range<usize>)],
     cluster: &Range<usize>,
+    budget: &mut usize,
 ) -> Result<Option<(Window, Parsed, Parsed)>> {
     let edits = &ranges[cluster.clone()];
     let span = edits[0].0.start..edits[edits.len() - 1].0.end;
     let mut failure = None;
     let found = first_window(provider, before, span, |w| {
+        // Both versions of the window are parsed (the new one about as long).
+        let cost = 2 * w.range.len();
+        if cost > *budget {
+            return Some(None);
+        }
+        *budget -= cost;
         match try_window(provider, w, (before, after), ranges, cluster) {
-            Ok(Some(pair)) => Some(Ok((w.clone(), pair))),
+            Ok(Some(pair)) => Some(Some((w.clone(), pair))),
             Ok(None) => None,
             Err(e) => {
                 failure = Some(e);
-                Some(Err(()))
+                Some(None)
             }
         }
     });
@@ -174,7 +210,7 @@ fn region_of(
         return Err(e);
     }
     Ok(match found {
-        Some(Ok((window, (Some(old), Some(new))))) => Some((window, old, new)),
+        Some(Some((window, (Some(old), Some(new))))) => Some((window, old, new)),
         _ => None,
     })
 }
@@ -206,38 +242,65 @@ type Pair = (Option<Parsed>, Option<Parsed>);
 fn try_window(
     provider: &'static Provider,
     w: &Window,
-    (before, after): (&[u8], &[u8]),
+    versions: (&[u8], &[u8]),
     ranges: &[(Range<usize>, Range<usize>)],
     own: &Range<usize>,
 ) -> Result<Option<Pair>> {
-    let (old, errors) = Parsed::new(provider, w, &before[w.range.clone()])?;
+    let (old, errors) = Parsed::new(provider, w, &versions.0[w.range.clone()])?;
     if errors > 0 {
         retire(old.tree);
         return Ok(None);
     }
+    Ok(match new_side(provider, w, &old, versions, ranges, own)? {
+        NewSide::Wider => {
+            retire(old.tree);
+            None
+        }
+        NewSide::Dirty => Some((Some(old), None)),
+        NewSide::Clean(new) => Some((Some(old), Some(new))),
+    })
+}
+
+/// What a window's new bytes show.
+enum NewSide {
+    /// The window proves nothing about them: a wider one decides.
+    Wider,
+    /// They have errors (or a scope rule's counts changed): the whole file decides.
+    Dirty,
+    Clean(Parsed),
+}
+
+/// Parses the new bytes of window `w` (the edits of `own` applied), whose original `old`
+/// parsed cleanly.
+fn new_side(
+    provider: &'static Provider,
+    w: &Window,
+    old: &Parsed,
+    (before, after): (&[u8], &[u8]),
+    ranges: &[(Range<usize>, Range<usize>)],
+    own: &Range<usize>,
+) -> Result<NewSide> {
     let new_range = shifted(w.range.start, ranges, &(0..0))..shifted(w.range.end, ranges, own);
     let open_end = (w.range.end < before.len() && !w.closed_end) || provider.name == "python";
     let text = &after[new_range];
     if open_end && !crate::lang::region::ends_statement(provider, text) {
-        retire(old.tree);
-        return Ok(None);
+        return Ok(NewSide::Wider);
     }
     // A nested Python region stands between `pass` lines of its own indentation: it proves
     // something only while all its lines keep that indentation, and some code between them
     // (else the block may have been left empty). Otherwise a wider region decides.
     if w.nested && provider.name == "python" && !stays_inside(&before[w.range.clone()], text) {
-        retire(old.tree);
-        return Ok(None);
+        return Ok(NewSide::Wider);
     }
     let (new, errors) = Parsed::new(provider, w, text)?;
     // A rule on a whole scope sees only the region here: when what it counts changed, the
     // whole file decides.
     let facts = |p: &Parsed| scope_facts(provider, &p.tree, &p.bytes);
-    if errors > 0 || facts(&old) != facts(&new) {
+    if errors > 0 || facts(old) != facts(&new) {
         retire(new.tree);
-        return Ok(Some((Some(old), None)));
+        return Ok(NewSide::Dirty);
     }
-    Ok(Some((Some(old), Some(new))))
+    Ok(NewSide::Clean(new))
 }
 
 fn record(
@@ -362,6 +425,56 @@ mod tests {
         assert!(
             !clean("a.py", py, at, 4, "  "),
             "a dedent the region alone accepts"
+        );
+    }
+
+    /// The regional verdict of several replacements (`(needle, new)`, in file order).
+    fn clean_all(path: &str, source: &str, edits: &[(&str, &str)]) -> bool {
+        let provider = provider_for(path).expect("provider");
+        let (mut after, mut ranges, mut delta) = (String::new(), Vec::new(), 0isize);
+        let mut rest = 0;
+        for (needle, new) in edits {
+            let at = rest + source[rest..].find(needle).expect("needle");
+            after.push_str(&source[rest..at]);
+            after.push_str(new);
+            let new_at = at.saturating_add_signed(delta);
+            ranges.push((at..at + needle.len(), new_at..new_at + new.len()));
+            delta += new.len() as isize - needle.len() as isize;
+            rest = at + needle.len();
+        }
+        after.push_str(&source[rest..]);
+        check(provider, source.as_bytes(), after.as_bytes(), &ranges)
+            .expect("parses")
+            .is_some()
+    }
+
+    #[test]
+    fn later_edits_inside_a_found_region_are_checked_with_it() {
+        // The signature's region is the whole method; the `return` lies in it, a cluster of
+        // its own (`b` makes the file wide enough for the budget to allow a second parse).
+        let filler = "        // ".to_owned() + &"-".repeat(300) + "\n";
+        let php = format!(
+            "<?php\nclass G\n{{\n    public function a()\n    {{\n{filler}        return 1;\n    }}\n\n    public function b()\n    {{\n{filler}        return 2;\n    }}\n}}\n"
+        );
+        let edits = |second| [("a()", "aa()"), ("return 1;", second)];
+        assert!(clean_all("a.php", &php, &edits("return 11;")));
+        assert!(!clean_all("a.php", &php, &edits("return (1;")));
+        assert!(!clean_all(
+            "a.php",
+            &php,
+            &[("a()", "aa("), ("return 1;", "return 2;")]
+        ));
+    }
+
+    #[test]
+    fn regions_never_parse_more_than_the_whole_file_would() {
+        let keys: String = (0..40).map(|i| format!("  k{i}: {i},\n")).collect();
+        let js = format!("const o = {{\n{keys}}};\n");
+        assert!(clean_all("a.js", &js, &[("k1:", "j1:")]));
+        let (first, last) = ("k1:", "k39:");
+        assert!(
+            !clean_all("a.js", &js, &[(first, "j1:"), (last, "j39:")]),
+            "the object is the only region: a second one costs more than the file"
         );
     }
 }
