@@ -9,9 +9,12 @@
 //!   with less indentation) and its closer (the nearest line below with less). Only statement
 //!   blocks qualify: in brace languages a header ending in `{` after `)`, `=>`, `else`, `try`,
 //!   `do` or `finally` (not a class, object, array or type body); in Python a header ending in
-//!   `:` of a `def`, `if`, `for`, ... statement, or of a top-level `class` (its body is parsed
-//!   under its own header, so that the methods keep their names). Top level (level 0) is the
-//!   whole file.
+//!   `:` of a `def`, `if`, `for`, ... statement. A *top-level class-like body* qualifies too
+//!   and is parsed under its own head, so that its members keep their names: a Python
+//!   `class`, and in brace languages (not C/C++) a `class`, `interface`, `trait`, `enum` or
+//!   Rust `impl` whose head starts at column 0 (`class A extends B {`, a head of a few lines
+//!   without `=`, `;` or another brace); the region then ends with a `}`. Top level (level 0)
+//!   is the whole file.
 //! - **Boundaries.** Inside a level, a region starts and ends at *sibling starts*: lines at
 //!   exactly that indentation that begin a statement (a word, a comment, a string, `$`, `@`,
 //!   `#`, `<`; not a closer, an operator or a continuation keyword such as `else`), whose
@@ -21,7 +24,8 @@
 //!   then the next level out; the caller takes the first region whose *original* bytes parse
 //!   without errors in isolation, or parses the whole file when none does.
 //!
-//! Isolation needs a little context: PHP regions get `<?php`, nested Python regions stand
+//! Isolation needs a little context: PHP regions get `<?php` (and the file's `namespace …;`),
+//! class-body regions their class's head and a closing `}`, nested Python regions stand
 //! between `if True:` (or the class header) + `pass` and `pass` lines indented as they are.
 //! Languages without a block rule (JSON, YAML, TOML, Markdown, Ruby, Bash, ...) have no
 //! regions: their files are parsed whole (YAML aliases, Ruby's `end` and shell keywords reach
@@ -87,9 +91,11 @@ pub fn first_window<T>(
     let mut level = lines.edit_level(first, last);
     loop {
         let bounds = lines.block(first, last, level)?;
-        let class = (level > 0 && fam == Family::Python)
-            .then(|| lines.top_class(bounds.header))
-            .flatten();
+        let class = match fam {
+            _ if level == 0 => None,
+            Family::Python => lines.top_class(bounds.header),
+            _ => lines.braced_class(provider, bounds.header),
+        };
         if level == 0 || class.is_some() || lines.header_ok(fam, bounds.header) {
             let mut seen = None;
             for width in WIDTHS {
@@ -127,7 +133,8 @@ pub fn first_window<T>(
 /// The bytes around a region that let it parse on its own. A nested Python region sits
 /// between two `pass` lines indented as its first line, so that a line of it indented
 /// differently from its siblings outside is an error in the region too; its header is the
-/// class's own (`class_head`, so that its methods keep their names) or `if True:`.
+/// class's own (`class_head`, so that its methods keep their names) or `if True:`. A region
+/// of a braced class body stands under the class's head and before a `}`.
 /// The third value: whether declarations read in the region keep their names (false after
 /// a braced PHP namespace, whose name the region cannot repeat).
 fn context(
@@ -137,21 +144,26 @@ fn context(
     nested: bool,
     class_head: Option<&[u8]>,
 ) -> (String, String, bool) {
-    match provider.name {
+    let (mut prefix, exact) = match provider.name {
         "php" if start > 0 => match php_namespace(&lines.src[..start]) {
-            Some(line) if line.ends_with(';') => (format!("<?php\n{line}\n"), String::new(), true),
-            Some(_) => ("<?php\n".into(), String::new(), false),
-            None => ("<?php\n".into(), String::new(), true),
+            Some(line) if line.ends_with(';') => (format!("<?php\n{line}\n"), true),
+            Some(_) => ("<?php\n".into(), false),
+            None => ("<?php\n".into(), true),
         },
         "python" if nested => {
             let text = lines.text(start);
             let indent = &text[..text.len() - text.trim_start_matches([' ', '\t']).len()];
             let head = class_head.map_or("if True:\n".into(), String::from_utf8_lossy);
             let prefix = format!("{head}{indent}pass\n");
-            (prefix, format!("\n{indent}pass\n"), true)
+            return (prefix, format!("\n{indent}pass\n"), true);
         }
-        _ => (String::new(), String::new(), true),
-    }
+        _ => (String::new(), true),
+    };
+    let Some(head) = class_head else {
+        return (prefix, String::new(), exact);
+    };
+    prefix.push_str(&String::from_utf8_lossy(head));
+    (prefix, "\n}\n".into(), exact)
 }
 
 /// The last `namespace …` line of a PHP file's head, trimmed.
@@ -266,6 +278,34 @@ impl Lines<'_> {
         let opens = code_of(Family::Python, self.text(header)).ends_with(':');
         let class = self.indent(start) == 0 && first_word(self.text(start)) == "class";
         (opens && class).then(|| start..self.next(header))
+    }
+
+    /// The head of a top-level braced class-like body that `header` opens (`class A extends B`
+    /// and its `{` line), as its bytes: PHP, Java, C#, TypeScript and JavaScript classes,
+    /// interfaces, traits and enums, Rust `impl` and `trait` blocks. Its members are
+    /// declarations, not statements, so a region of them is parsed under this real head (and
+    /// a closing `}`), where they keep their names. C and C++ are left out (`public:` labels
+    /// break the levels, and their bodies end with `};`).
+    fn braced_class(&self, provider: &Provider, header: usize) -> Option<Range<usize>> {
+        if matches!(provider.name, "c" | "cpp")
+            || !code_of(Family::Brace, self.text(header)).ends_with('{')
+        {
+            return None;
+        }
+        let alone = code_of(Family::Brace, self.text(header)) == "{";
+        let mut start = if alone { self.prev(header)? } else { header };
+        for _ in 0..16 {
+            if !self.blank(start) && self.indent(start) == 0 {
+                break;
+            }
+            start = self.prev(start)?;
+        }
+        let (start_line, end) = (self.text(start), self.next(header));
+        let at_column_0 = self.indent(start) == 0 && !self.blank(start);
+        let head = std::str::from_utf8(&self.src[start..end]).ok()?;
+        let one_brace = head.matches('{').count() == 1 && !head.contains('}');
+        let plain = !head.contains(['=', ';']) && one_brace;
+        (at_column_0 && plain && class_like(start_line)).then_some(start..end)
     }
 
     fn start_of(&self, at: usize) -> usize {
@@ -465,6 +505,23 @@ fn code_of(fam: Family, line: &str) -> &str {
         from = at + marker.len();
     }
     code
+}
+
+/// Whether a line declares a class-like type: its first word after modifiers opens one.
+fn class_like(line: &str) -> bool {
+    const MODIFIERS: &[&str] = &[
+        "export", "default", "abstract", "final", "readonly", "public", "internal", "sealed",
+        "partial", "static", "pub", "unsafe", "declare",
+    ];
+    const KINDS: &[&str] = &["class", "interface", "trait", "enum", "impl"];
+    let mut rest = line.trim_start();
+    loop {
+        let word = first_word(rest);
+        if !MODIFIERS.contains(&word) || word.is_empty() {
+            return KINDS.contains(&word);
+        }
+        rest = rest[word.len()..].trim_start();
+    }
 }
 
 /// The word a line begins with (after its indentation).

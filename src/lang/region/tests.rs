@@ -105,3 +105,52 @@ fn trailing_comments_do_not_hide_a_lines_end() {
     let url = "function c() {\n  const u = \"http://x\";\n  return u;\n}\n";
     assert_eq!(windows("a.js", url, "return u")[0], "  return u;\n");
 }
+
+#[test]
+fn braced_class_bodies_are_regions_under_their_own_head() {
+    let php = "<?php\nnamespace App;\n\nclass G\n{\n    private $a = 1;\n\n    public function g()\n    {\n        return 'x';\n    }\n}\n";
+    let seen = windows("a.php", php, "public function");
+    assert_eq!(
+        seen[0],
+        "<?php\nnamespace App;\nclass G\n{\n    public function g()\n    {\n        return 'x';\n    }\n\n}\n"
+    );
+    let java = "public final class A\n    extends B {\n  int f() {\n    return 1;\n  }\n}\n";
+    let seen = windows("A.java", java, "int f");
+    assert!(
+        seen[0].starts_with("public final class A\n    extends B {\n  int f() {"),
+        "{seen:?}"
+    );
+    let rust = "impl<T: Clone> S<T> {\n    fn f(&self) -> u8 {\n        1\n    }\n}\n";
+    let seen = windows("a.rs", rust, "fn f");
+    assert!(
+        seen[0].starts_with("impl<T: Clone> S<T> {\n    fn f"),
+        "{seen:?}"
+    );
+    assert!(seen[0].ends_with("\n}\n"), "{seen:?}");
+}
+
+#[test]
+fn object_literals_nested_classes_and_cpp_bodies_are_not_class_regions() {
+    let js = "const o = class {\n  m() {\n    return 1;\n  }\n};\n";
+    let seen = windows("a.js", js, "m()");
+    assert!(
+        seen.iter()
+            .all(|w| !w.starts_with("const o = class {\n  m"))
+            || seen[0] == js
+    );
+    let nested =
+        "class A {\n  m() {}\n  static B = class {\n    n() {\n      return 2;\n    }\n  };\n}\n";
+    let seen = windows("a.ts", nested, "n()");
+    assert!(
+        seen.iter()
+            .filter(|w| w.contains("n() {"))
+            .all(|w| w.contains("  };\n")),
+        "B's body is never parsed under a head that holds A's members: {seen:?}"
+    );
+    let cpp = "class A {\n public:\n  int f() {\n    return 1;\n  }\n};\n";
+    let seen = windows("a.cpp", cpp, "int f");
+    assert!(
+        seen.iter().all(|w| !w.starts_with("class A {\n  int")),
+        "{seen:?}"
+    );
+}
