@@ -71,24 +71,36 @@ fn visit_errors(node: Node<'_>, found: &mut impl FnMut(Node<'_>)) {
 
 static DEFER_FREES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// How many bytes of source the trees kept for the exit may cover, per thread (the first
+/// tree is kept whatever its size: the single-edit path); past it a many-file command frees
+/// as it goes, so that memory follows the largest file, not the sum of all.
+const DEFER_LIMIT: usize = 512 << 10;
+
 thread_local! {
-    static RETIRED: RefCell<Vec<Tree>> = const { RefCell::new(Vec::new()) };
+    static RETIRED: RefCell<(Vec<Tree>, usize)> = const { RefCell::new((Vec::new(), 0)) };
 }
 
 /// Called once by the binary: trees handed to [`retire`] are then kept until the process
 /// exits instead of being freed one node at a time (a few milliseconds per large file, on the
-/// path of every edit). Library callers keep the default: trees are freed as usual.
+/// path of every edit), up to [`DEFER_LIMIT`]. Library callers keep the default: trees are
+/// freed as usual.
 pub fn defer_frees_to_exit() {
     DEFER_FREES.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Drops a tree that is no longer needed, or keeps it for the exit (see above).
 pub fn retire(tree: Tree) {
-    if DEFER_FREES.load(std::sync::atomic::Ordering::Relaxed) {
-        RETIRED.with(|r| r.borrow_mut().push(tree));
-    } else {
-        drop(tree);
+    if !DEFER_FREES.load(std::sync::atomic::Ordering::Relaxed) {
+        return drop(tree);
     }
+    let len = tree.root_node().end_byte();
+    RETIRED.with(|r| {
+        let (kept, bytes) = &mut *r.borrow_mut();
+        if kept.is_empty() || *bytes + len <= DEFER_LIMIT {
+            *bytes += len;
+            kept.push(tree);
+        }
+    });
 }
 
 /// The syntax errors of a parsed file: the tree's error and missing nodes plus what the
