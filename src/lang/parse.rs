@@ -74,7 +74,7 @@ static DEFER_FREES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 /// How many bytes of source the trees kept for the exit may cover, per thread (the first
 /// tree is kept whatever its size: the single-edit path); past it a many-file command frees
 /// as it goes, so that memory follows the largest file, not the sum of all.
-const DEFER_LIMIT: usize = 512 << 10;
+const DEFER_LIMIT: usize = 64 << 10;
 
 thread_local! {
     static RETIRED: RefCell<(Vec<Tree>, usize)> = const { RefCell::new((Vec::new(), 0)) };
