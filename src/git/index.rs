@@ -30,14 +30,6 @@ impl<'repo> ToGit<'repo> {
         })
     }
 
-    /// [`ToGit::new`] on an index already read (attributes from the work tree, then the
-    /// index), so a caller holding it does not read a large index twice.
-    pub fn with_index(repo: &'repo gix::Repository, index: gix::index::File) -> Result<Self> {
-        let mut to_git = Self::of(repo, &index)?;
-        to_git.index = Some(gix::worktree::IndexPersistedOrInMemory::InMemory(index));
-        Ok(to_git)
-    }
-
     /// The attributes of `index`, which the caller keeps and passes to [`ToGit::convert_in`].
     pub fn of(repo: &'repo gix::Repository, index: &gix::index::File) -> Result<Self> {
         use gix::worktree::stack::state::attributes::Source;

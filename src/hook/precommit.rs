@@ -202,14 +202,16 @@ fn stored_form_matches<'r>(
     else {
         return false;
     };
+    // Attributes are looked up in the index already read (a copy of a 100,000-file index
+    // costs more than the rest of the hook).
     if to_git.is_none() {
-        *to_git = crate::git::index::ToGit::with_index(repo, index.clone()).ok();
+        *to_git = crate::git::index::ToGit::of(repo, index).ok();
     }
     let (Some(to_git), Ok(bytes)) = (to_git.as_mut(), staged::blob(repo, id)) else {
         return false;
     };
     to_git
-        .convert(&change.path, &bytes)
+        .convert_in(&change.path, &bytes, index)
         .ok()
         .and_then(|converted| crate::git::ledger::blob_id(repo, &converted))
         == Some(change.blob)

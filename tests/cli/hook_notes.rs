@@ -405,3 +405,29 @@ fn only_the_receipts_of_committed_files_become_the_note() {
     );
     assert_eq!(marks(dir), "");
 }
+
+/// The receipt holds the work-tree bytes (CRLF) and the index git's form (LF under
+/// `* text=auto`): the staged file is what the receipt published once converted, so the hook
+/// does not warn; a hand edit after it still does.
+#[test]
+fn a_receipt_of_a_converted_file_matches_its_staged_form() {
+    let repo = Repo::new();
+    repo.write(".gitattributes", "* text=auto\n")
+        .write("w.py", "x = 1\r\ny = 2\r\n")
+        .commit();
+    let (rc, doc) = repo.json(&["edit", "w.py", "--find", "x = 1", "--replace", "x = 3"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.read("w.py"), b"x = 3\r\ny = 2\r\n");
+    git(repo.path(), &["add", "w.py"]);
+    let out = repo.run(&["hook", "pre-commit"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    repo.write("w.py", "x = 4\r\ny = 2\r\n");
+    git(repo.path(), &["add", "w.py"]);
+    let out = repo.run(&["hook", "pre-commit"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: w.py: staged w.py differs"),
+        "{stderr}"
+    );
+}
