@@ -161,6 +161,73 @@ fn json_object(node: Node<'_>, outer: &str, depth: usize, source: &[u8]) -> Opti
     Some(item)
 }
 
+/// Python node kinds whose subtrees hold no named structure (a `def`, a `class` or an
+/// assignment statement is never inside an expression, an import or a simple statement).
+/// Most of a file's nodes are below them.
+const PYTHON_OPAQUE: &[&str] = &[
+    "assignment",
+    "augmented_assignment",
+    "return_statement",
+    "pass_statement",
+    "raise_statement",
+    "assert_statement",
+    "delete_statement",
+    "global_statement",
+    "nonlocal_statement",
+    "import_statement",
+    "import_from_statement",
+    "future_import_statement",
+    "print_statement",
+    "exec_statement",
+    "decorator",
+    "parameters",
+    "argument_list",
+    "call",
+    "attribute",
+    "subscript",
+    "string",
+    "concatenated_string",
+    "binary_operator",
+    "comparison_operator",
+    "boolean_operator",
+    "not_operator",
+    "unary_operator",
+    "conditional_expression",
+    "lambda",
+    "await",
+    "named_expression",
+    "parenthesized_expression",
+    "list",
+    "tuple",
+    "set",
+    "dictionary",
+    "list_comprehension",
+    "set_comprehension",
+    "dictionary_comprehension",
+    "generator_expression",
+    "expression_list",
+    "keyword_argument",
+    "type",
+    "comment",
+];
+
+/// Which node kinds the walk need not descend into (indexed by kind id).
+fn opaque_table(provider: &Provider, tree: &Tree) -> Vec<bool> {
+    let language = tree.language();
+    let mut table = vec![false; language.node_kind_count().max(1)];
+    let kinds = match provider.name {
+        "python" => PYTHON_OPAQUE,
+        _ => &[],
+    };
+    for kind in kinds {
+        let id = usize::from(language.id_for_node_kind(kind, true));
+        if id != 0 && id < table.len() {
+            table[id] = true;
+        }
+    }
+    table
+}
+
 fn walk(
     provider: &Provider,
     tree: &Tree,
@@ -168,6 +235,7 @@ fn walk(
     near: Option<&[Range<usize>]>,
 ) -> Vec<Item> {
     let table = kind_table(provider, tree);
+    let opaque = opaque_table(provider, tree);
     let mut items = Vec::new();
     let mut scope: Vec<(usize, String)> = Vec::new();
     let mut cursor = tree.walk();
@@ -201,7 +269,10 @@ fn walk(
             let outer = scope.last().map_or("", |(_, q)| q.as_str());
             items.extend(json_object(node, outer, scope.len(), source));
         }
-        if relevant && cursor.goto_first_child() {
+        // Error recovery can put anything anywhere: only a clean subtree is skipped.
+        let opaque_kind = opaque.get(usize::from(node.kind_id())).copied();
+        let skip = opaque_kind.unwrap_or(false) && !node.has_error();
+        if relevant && !skip && cursor.goto_first_child() {
             continue;
         }
         while !cursor.goto_next_sibling() {
@@ -211,4 +282,74 @@ fn walk(
         }
     }
     items
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{kind_table, name_of, outline};
+    use crate::lang::{parse::parse, provider_for};
+
+    /// Every structure node a walk into every subtree names: (kind, start byte).
+    fn every_named(path: &str, source: &[u8]) -> Vec<(String, usize)> {
+        let provider = provider_for(path).expect("provider");
+        let tree = parse(provider, source, None).expect("parse");
+        let table = kind_table(provider, &tree);
+        let mut found = Vec::new();
+        let mut stack = vec![tree.root_node()];
+        while let Some(node) = stack.pop() {
+            let structure = table.get(usize::from(node.kind_id())).copied().flatten();
+            if structure.is_some_and(|s| name_of(s, node, source).is_some()) {
+                found.push((node.kind().to_owned(), node.start_byte()));
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+        found.sort();
+        found
+    }
+
+    /// The walk skips Python's expressions and simple statements: it still finds every
+    /// structure a full walk finds, in every Python file of the fixtures (broken ones too).
+    #[test]
+    fn skipping_opaque_python_nodes_loses_no_structure() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut files = vec![root];
+        let mut checked = 0;
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                let entries = std::fs::read_dir(&path).expect("fixtures");
+                files.extend(entries.map(|e| e.expect("entry").path()));
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "py") {
+                continue;
+            }
+            let source = std::fs::read(&path).expect("read");
+            let name = path.to_string_lossy().into_owned();
+            let provider = provider_for(&name).expect("provider");
+            let tree = parse(provider, &source, None).expect("parse");
+            let mut items: Vec<(String, usize)> = outline(provider, &tree, &source)
+                .into_iter()
+                .map(|i| (i.kind, i.span.start))
+                .collect();
+            items.sort();
+            assert_eq!(items, every_named(&name, &source), "{name}");
+            checked += 1;
+        }
+        assert!(checked > 100, "{checked} Python files");
+    }
+
+    #[test]
+    fn a_broken_python_file_is_walked_whole() {
+        let broken = b"class A:\n    def f(self):\n        x = (1,\n    def g(self):\n        return [\n\ndef h(:\n    y = 2\n";
+        let provider = provider_for("b.py").expect("provider");
+        let tree = parse(provider, broken, None).expect("parse");
+        assert!(tree.root_node().has_error());
+        let mut items: Vec<(String, usize)> = outline(provider, &tree, broken)
+            .into_iter()
+            .map(|i| (i.kind, i.span.start))
+            .collect();
+        items.sort();
+        assert_eq!(items, every_named("b.py", broken));
+    }
 }
