@@ -63,7 +63,7 @@ fn width(source: &[u8], line_start: usize, at: usize) -> Width {
 /// line without errors counts as one token too: its brackets pair up inside it, it holds no
 /// line break, and unless its last token is a header's `:` (an empty block on one line), its
 /// leaves cannot change a logical line's first or last token.
-fn leaves<'t>(tree: &'t Tree) -> Vec<Node<'t>> {
+fn leaves<'t>(tree: &'t Tree, source: &[u8]) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
@@ -71,7 +71,7 @@ fn leaves<'t>(tree: &'t Tree) -> Vec<Node<'t>> {
         let one_line = node.is_named()
             && node.start_position().row == node.end_position().row
             && !node.has_error()
-            && !ends_with_colon(node);
+            && !ends_with_colon(node, source);
         let atomic = node.child_count() == 0 || node.kind() == "string" || one_line;
         if atomic && node.end_byte() > node.start_byte() {
             out.push(node);
@@ -88,8 +88,14 @@ fn leaves<'t>(tree: &'t Tree) -> Vec<Node<'t>> {
     out
 }
 
-/// Whether the last token of `node` (zero-width ones skipped) is an anonymous `:`.
-fn ends_with_colon(node: Node<'_>) -> bool {
+/// Whether the last token of `node` (zero-width ones skipped) is an anonymous `:`. Every
+/// byte of a node is a token's or whitespace, so unless its last non-blank byte is a `:`
+/// its tokens are not walked.
+fn ends_with_colon(node: Node<'_>, source: &[u8]) -> bool {
+    let bytes = source.get(node.byte_range()).unwrap_or_default();
+    if bytes.iter().rev().find(|b| !b.is_ascii_whitespace()) != Some(&b':') {
+        return false;
+    }
     let mut current = node;
     loop {
         let count = current.child_count();
@@ -104,13 +110,13 @@ fn ends_with_colon(node: Node<'_>) -> bool {
     }
 }
 
-fn logical_lines(tree: &Tree) -> Vec<Logical> {
+fn logical_lines(tree: &Tree, source: &[u8]) -> Vec<Logical> {
     let mut lines: Vec<Logical> = Vec::new();
     let (mut depth, mut continued, mut last_row) = (0usize, false, None::<usize>);
     // A `\` first on its line: the logical line it begins is measured at its first token,
     // else at the `\`.
     let mut bare: Option<Node<'_>> = None;
-    for leaf in leaves(tree) {
+    for leaf in leaves(tree, source) {
         let row = leaf.start_position().row;
         let starts = depth == 0 && !continued && last_row.is_none_or(|r| row > r);
         match leaf.kind() {
@@ -157,7 +163,7 @@ pub fn python_errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
     let mut stack = vec![Width { col: 0, alt: 0 }];
     let (mut count, mut first) = (0, None);
     let mut after_header = false;
-    for line in logical_lines(tree) {
+    for line in logical_lines(tree, source) {
         let w = width(source, line.start - line.column, line.start);
         let mut tried = stack.clone();
         let ok = line_ok(&mut tried, w, after_header);
