@@ -57,6 +57,10 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
 /// stay on the calling thread.
 fn in_parallel<T: Send>(groups: &[Group], work: impl Fn(&Group) -> T + Sync) -> Vec<T> {
     const PER_THREAD: usize = 8;
+    // Asking for the cores reads the cgroup's files: not on the path of a few files.
+    if groups.len() < 2 * PER_THREAD {
+        return groups.iter().map(work).collect();
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = groups.len().div_ceil(PER_THREAD).min(cores);
     if threads <= 1 {
