@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use git_identedit::lang::{outline::outline, parse::parse, provider_for};
+use git_identedit::lang::{outline::outline, parse::parse, parse::syntax_errors, provider_for};
 
 const BIN: &str = env!("CARGO_BIN_EXE_git-identedit");
 
@@ -119,6 +119,21 @@ fn time_parse(path: &str, source: &str) -> Res<f64> {
     Ok(median(xs))
 }
 
+/// Median time of counting the syntax errors of an already parsed file (the tree's and
+/// the language's own rules: Python's indentation).
+fn time_errors(path: &str, source: &str) -> Res<f64> {
+    let provider = provider_for(path).ok_or("no provider")?;
+    let tree = parse(provider, source.as_bytes(), None)?;
+    let mut xs = Vec::new();
+    for _ in 0..runs() {
+        let start = Instant::now();
+        let found = syntax_errors(provider, &tree, source.as_bytes());
+        xs.push(start.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(found.0, 0, "the generated file parses cleanly");
+    }
+    Ok(median(xs))
+}
+
 /// Median time of the outline of an already parsed file.
 fn time_outline(path: &str, source: &str) -> Res<f64> {
     let provider = provider_for(path).ok_or("no provider")?;
@@ -134,6 +149,8 @@ fn time_outline(path: &str, source: &str) -> Res<f64> {
 }
 
 fn main() -> Res<()> {
+    // The unit of cost is a parse as the binary makes it (tree-sitter on mimalloc).
+    git_identedit::alloc::use_mimalloc_for_parsers();
     let dir = tempfile::tempdir()?;
     Command::new("git")
         .args(["init", "-q"])
@@ -150,6 +167,7 @@ fn main() -> Res<()> {
 
     let parse_ms = time_parse("service.py", &source)?;
     let outline_ms = time_outline("service.py", &source)?;
+    let errors_ms = time_errors("service.py", &source)?;
     let start_ms = time_command(dir.path(), &["--version"], None)?;
     let budget = 1.5 * (parse_ms + start_ms);
     let read_ms = time_command(
@@ -201,6 +219,7 @@ fn main() -> Res<()> {
     );
     println!("one parse (in process)       {parse_ms:8.2} ms");
     println!("outline (in process)         {outline_ms:8.2} ms");
+    println!("syntax errors (in process)   {errors_ms:8.2} ms");
     println!("process start (--version)    {start_ms:8.2} ms");
     println!("target for --symbol (1.5x)   {budget:8.2} ms");
     let verdict = |ms: f64, limit: f64| if ms <= limit { "ok" } else { "OVER" };
