@@ -68,9 +68,93 @@ impl fmt::Debug for Digest {
     }
 }
 
+/// Hash states of a file's bytes at every [`Marks::EVERY`] bytes, so that a new version that
+/// keeps a prefix of them is hashed from the last mark inside that prefix: one edit near the
+/// end of a large file hashes its tail, not the file again. Empty for smaller files.
+#[derive(Clone, Default)]
+pub struct Marks(std::sync::Arc<Vec<Sha256>>);
+
+impl Marks {
+    /// Bytes between two marks (a multiple of sha256's 64-byte block).
+    pub const EVERY: usize = 1 << 20;
+
+    /// The digest of `bytes` and the states at every mark.
+    pub fn of(bytes: &[u8]) -> (Digest, Self) {
+        if bytes.len() < 2 * Self::EVERY {
+            return (Digest::of(bytes), Self::default());
+        }
+        let mut hasher = Sha256::new();
+        let mut marks = Vec::with_capacity(bytes.len() / Self::EVERY);
+        let mut chunks = bytes.chunks_exact(Self::EVERY);
+        for chunk in &mut chunks {
+            hasher.update(chunk);
+            marks.push(hasher.clone());
+        }
+        hasher.update(chunks.remainder());
+        (
+            Digest(hasher.finalize().into()),
+            Self(std::sync::Arc::new(marks)),
+        )
+    }
+
+    /// The digest of `after`, a new version of `before` (the bytes these marks were taken of).
+    pub fn digest_of(&self, before: &[u8], after: &[u8]) -> Digest {
+        let kept = (common_prefix(before, after) / Self::EVERY).min(self.0.len());
+        let Some(mark) = kept.checked_sub(1).map(|i| &self.0[i]) else {
+            return Digest::of(after);
+        };
+        let mut hasher = mark.clone();
+        hasher.update(&after[kept * Self::EVERY..]);
+        Digest(hasher.finalize().into())
+    }
+}
+
+impl fmt::Debug for Marks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Marks({})", self.0.len())
+    }
+}
+
+/// How many leading bytes `a` and `b` share (compared a page at a time).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const PAGE: usize = 4096;
+    let pages = a.chunks(PAGE).zip(b.chunks(PAGE));
+    let same = pages.take_while(|(x, y)| x == y).count() * PAGE;
+    let (a, b) = (&a[same.min(a.len())..], &b[same.min(b.len())..]);
+    same + a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_version_sharing_a_prefix_is_hashed_from_its_marks() {
+        let before: Vec<u8> = (0..5 * Marks::EVERY + 123)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        let (digest, marks) = Marks::of(&before);
+        assert_eq!(digest, Digest::of(&before));
+        for at in [
+            0,
+            17,
+            Marks::EVERY - 1,
+            Marks::EVERY,
+            3 * Marks::EVERY + 5,
+            before.len(),
+        ] {
+            for inserted in [&b""[..], b"x", b"a longer insertion\n"] {
+                let mut after = before[..at].to_vec();
+                after.extend_from_slice(inserted);
+                after.extend_from_slice(&before[(at + 1).min(before.len())..]);
+                assert_eq!(marks.digest_of(&before, &after), Digest::of(&after), "{at}");
+            }
+        }
+        let shorter = &before[..2 * Marks::EVERY + 9];
+        assert_eq!(marks.digest_of(&before, shorter), Digest::of(shorter));
+        assert_eq!(common_prefix(b"abcd", b"abxd"), 2);
+        assert_eq!(common_prefix(b"ab", b"abc"), 2);
+    }
 
     #[test]
     fn round_trips_and_accepts_prefix_and_upper_case() {

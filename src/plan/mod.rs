@@ -10,7 +10,7 @@ pub mod splice;
 pub mod symbol;
 
 pub use config::{ConfigAction, ConfigOp};
-pub use digest::Digest;
+pub use digest::{Digest, Marks};
 
 /// One checked change request: every operation commits together or not at all.
 #[derive(Clone, Debug, Default)]

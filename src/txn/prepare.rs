@@ -384,7 +384,8 @@ fn change(
     new_dirs: Vec<PathBuf>,
 ) -> FileChange {
     let after_digest = match (&after, &before) {
-        (Some(bytes), _) => Some(Digest::of(bytes)),
+        (Some(bytes), Some(b)) => Some(b.marks.digest_of(&b.bytes, bytes)),
+        (Some(bytes), None) => Some(Digest::of(bytes)),
         (None, _) => None,
     };
     FileChange {

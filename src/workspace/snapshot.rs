@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::error::{Code, Error, Result};
-use crate::plan::Digest;
+use crate::plan::{Digest, Marks};
 use crate::workspace::path::TargetPath;
 
 /// A file's content as read, with what is needed to write it back faithfully.
@@ -15,6 +15,8 @@ use crate::workspace::path::TargetPath;
 pub struct Snapshot {
     pub bytes: Arc<Vec<u8>>,
     pub digest: Digest,
+    /// Hash states along a large file's bytes, for the digest of its new version.
+    pub marks: Marks,
     /// Permission bits to give the replacement file.
     pub permissions: fs::Permissions,
     /// The file's identity and times when it was read.
@@ -176,7 +178,7 @@ fn read_all(path: &TargetPath, mut file: fs::File, meta: &Metadata) -> Result<Ve
 /// Reads a file to edit: it must be a regular, UTF-8 file without NUL bytes.
 pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
     let (bytes, meta, stamp, read_at) = read_bytes(path)?;
-    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+    if let Some(at) = memchr::memchr(0, &bytes) {
         return Err(
             unsupported(path, "binary", "is binary (it contains a NUL byte)").detail("offset", at),
         );
@@ -186,8 +188,10 @@ pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
             unsupported(path, "not_utf8", "is not valid UTF-8").detail("offset", e.valid_up_to())
         );
     }
+    let (digest, marks) = Marks::of(&bytes);
     Ok(Snapshot {
-        digest: Digest::of(&bytes),
+        digest,
+        marks,
         bytes,
         permissions: meta.permissions(),
         stamp,
@@ -216,8 +220,10 @@ fn read_bytes(path: &TargetPath) -> Result<(Arc<Vec<u8>>, Metadata, Stamp, Syste
 /// Reads a file to delete: any regular file (its bytes are the pre-image).
 pub fn read_any(path: &TargetPath) -> Result<Snapshot> {
     let (bytes, meta, stamp, read_at) = read_bytes(path)?;
+    let (digest, marks) = Marks::of(&bytes);
     Ok(Snapshot {
-        digest: Digest::of(&bytes),
+        digest,
+        marks,
         bytes,
         permissions: meta.permissions(),
         stamp,
