@@ -17,7 +17,7 @@ impl Endings {
     pub fn of(text: &str) -> Self {
         let bytes = text.as_bytes();
         let (mut lf, mut crlf) = (0usize, 0usize);
-        for (i, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+        for i in memchr::memchr_iter(b'\n', bytes) {
             if i > 0 && bytes[i - 1] == b'\r' {
                 crlf += 1
             } else {
@@ -217,36 +217,21 @@ pub struct Line {
 /// without terminator is a line; an empty text has no lines.
 pub fn split(text: &str) -> Vec<Line> {
     let bytes = text.as_bytes();
-    let mut lines = Vec::new();
+    let mut lines = Vec::with_capacity(bytes.len() / 32);
     let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => {
-                lines.push(Line {
-                    start,
-                    content_end: i,
-                    end: i + 1,
-                });
-                start = i + 1;
-            }
-            b'\r' => {
-                let end = if bytes.get(i + 1) == Some(&b'\n') {
-                    i + 2
-                } else {
-                    i + 1
-                };
-                lines.push(Line {
-                    start,
-                    content_end: i,
-                    end,
-                });
-                start = end;
-                i = end - 1;
-            }
-            _ => {}
+    for at in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+        if at < start {
+            // The `\n` of a `\r\n` already taken.
+            continue;
         }
-        i += 1;
+        let crlf = bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n');
+        let end = at + 1 + usize::from(crlf);
+        lines.push(Line {
+            start,
+            content_end: at,
+            end,
+        });
+        start = end;
     }
     if start < bytes.len() {
         lines.push(Line {
@@ -329,5 +314,33 @@ mod split_tests {
         assert_eq!(parts, [("a", "\n"), ("b", "\r\n"), ("c", "\r"), ("d", "")]);
         assert!(split("").is_empty());
         assert_eq!(dominant_terminator("x\r\ny\n"), "\r\n");
+        let parts: Vec<(usize, usize, usize)> = split("\r\r\n\n\r")
+            .iter()
+            .map(|l| (l.start, l.content_end, l.end))
+            .collect();
+        assert_eq!(parts, [(0, 0, 1), (1, 1, 3), (3, 3, 4), (4, 4, 5)]);
+    }
+
+    proptest::proptest! {
+        /// The lines tile the text, and each ends at its first terminator.
+        #[test]
+        fn lines_tile_the_text(text in "[ab\r\n]{0,40}") {
+            let lines = split(&text);
+            let mut at = 0;
+            for l in &lines {
+                proptest::prop_assert_eq!(l.start, at);
+                let content = &text[l.start..l.content_end];
+                proptest::prop_assert!(!content.contains(['\r', '\n']));
+                let end = &text[l.content_end..l.end];
+                let expected = if text[l.content_end..].starts_with("\r\n") {
+                    "\r\n"
+                } else {
+                    &text[l.content_end..(l.content_end + 1).min(text.len())]
+                };
+                proptest::prop_assert_eq!(end, expected);
+                at = l.end;
+            }
+            proptest::prop_assert_eq!(at, text.len());
+        }
     }
 }
