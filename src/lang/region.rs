@@ -19,7 +19,9 @@
 //!   exactly that indentation that begin a statement (a word, a comment, a string, `$`, `@`,
 //!   `#`, `<`; not a closer, an operator or a continuation keyword such as `else`), whose
 //!   previous code line ends one (brace languages: `;`, `{` or `}`; Python: not `\`, `,` or an
-//!   open bracket, and not a decorator). The file's start and end are always boundaries.
+//!   open bracket, and not a decorator). The file's start and end are always boundaries, and
+//!   so is a `}` at the siblings' indentation that closes a block opened before them (a
+//!   bundle's IIFE whose statements stand at column 0).
 //! - **Widening.** Regions of 1, 4 and 32 siblings around the edit are tried at each level,
 //!   then the next level out; the caller takes the first region whose *original* bytes parse
 //!   without errors in isolation, or parses the whole file when none does.
@@ -100,7 +102,7 @@ pub fn first_window<T>(
             let mut seen = None;
             for width in WIDTHS {
                 let start = lines.siblings_up(fam, first, level, bounds.body.start, width);
-                let end = lines.siblings_down(fam, last, level, bounds.body.end, width)?;
+                let end = lines.siblings_down(fam, (start, last), level, bounds.body.end, width)?;
                 if seen == Some((start, end)) {
                     continue;
                 }
@@ -413,6 +415,23 @@ impl Lines<'_> {
         first_ok && !CONTINUATIONS.contains(&word.as_str()) && self.after_statement(fam, line)
     }
 
+    /// The braces opened by the siblings' own lines (at `level`) after `line`, given `depth`
+    /// before it: a line ending in `{` opens one, a line starting with `}` closes one. `None`
+    /// when `line` closes a block opened before the siblings: a block that does not indent its
+    /// body (a bundle's IIFE whose statements stand at column 0) ends there, and what follows
+    /// belongs to the enclosing construct.
+    fn level_braces(&self, fam: Family, line: usize, level: usize, depth: usize) -> Option<usize> {
+        if fam != Family::Brace || self.blank(line) || self.indent(line) != level {
+            return Some(depth);
+        }
+        let code = code_of(fam, self.text(line));
+        let depth = match code.starts_with('}') {
+            true => depth.checked_sub(1)?,
+            false => depth,
+        };
+        Some(depth + usize::from(code.ends_with('{')))
+    }
+
     /// Whether the code line before `line` ends a statement (comments and blanks skipped).
     fn after_statement(&self, fam: Family, line: usize) -> bool {
         let mut prev = self.prev(line);
@@ -459,15 +478,27 @@ impl Lines<'_> {
     fn siblings_down(
         &self,
         fam: Family,
-        last: usize,
+        (start, last): (usize, usize),
         level: usize,
         ceiling: usize,
         width: usize,
     ) -> Option<usize> {
-        let (mut line, mut found) = (self.next(last), 0);
+        let mut depth = 0usize;
+        let mut line = start;
+        while line <= last && line < self.src.len() {
+            depth = self.level_braces(fam, line, level, depth).unwrap_or(0);
+            line = self.next(line);
+        }
+        let (mut line, mut found) = (self.next(last).max(line), 0);
         while line < ceiling {
             if line - last > SCAN_LIMIT {
                 return None;
+            }
+            match self.level_braces(fam, line, level, depth) {
+                Some(d) => depth = d,
+                // The close of a block opened before the siblings (see `level_braces`).
+                None if self.after_statement(fam, line) => return Some(line),
+                None => {}
             }
             if self.starts(fam, line, level) {
                 found += 1;

@@ -154,3 +154,14 @@ fn object_literals_nested_classes_and_cpp_bodies_are_not_class_regions() {
         "{seen:?}"
     );
 }
+
+#[test]
+fn siblings_end_at_the_close_of_a_block_that_does_not_indent_its_body() {
+    let js = "var lib = {};\n((module) => {\nfunction a() {\n  return 1;\n}\nmodule.exports = {\n  a,\n};\n})(lib);\n//# sourceMappingURL=x.map\n";
+    let seen = windows("a.js", js, "  a,");
+    assert_eq!(seen[0], "module.exports = {\n  a,\n};\n");
+    assert!(
+        seen.iter().all(|w| !w.contains("})(lib)") || w == js),
+        "{seen:?}"
+    );
+}
