@@ -62,17 +62,23 @@ fn width(source: &[u8], line_start: usize, at: usize) -> Width {
 /// (tree-sitter's indent and dedent markers, missing nodes) are skipped. A named node on one
 /// line without errors counts as one token too: its brackets pair up inside it, it holds no
 /// line break, and unless its last token is a header's `:` (an empty block on one line), its
-/// leaves cannot change a logical line's first or last token.
+/// leaves cannot change a logical line's first or last token. So does a bracketed expression
+/// without errors over several lines: its inner lines continue the logical line it is in,
+/// and it ends with its closing bracket.
 fn leaves<'t>(tree: &'t Tree, source: &[u8]) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
         let node = cursor.node();
-        let one_line = node.is_named()
-            && node.start_position().row == node.end_position().row
-            && !node.has_error()
-            && !ends_with_colon(node, source);
-        let atomic = node.child_count() == 0 || node.kind() == "string" || one_line;
+        let clean = || !node.has_error();
+        let one_line = || {
+            node.is_named()
+                && node.start_position().row == node.end_position().row
+                && !ends_with_colon(node, source)
+        };
+        let atomic = node.child_count() == 0
+            || node.kind() == "string"
+            || (clean() && (BRACKETED.contains(&node.kind()) || one_line()));
         if atomic && node.end_byte() > node.start_byte() {
             out.push(node);
         }
@@ -87,6 +93,23 @@ fn leaves<'t>(tree: &'t Tree, source: &[u8]) -> Vec<Node<'t>> {
     }
     out
 }
+
+/// Expressions that open with a bracket and close with its match (and strings side by side).
+const BRACKETED: &[&str] = &[
+    "argument_list",
+    "parameters",
+    "list",
+    "tuple",
+    "dictionary",
+    "set",
+    "parenthesized_expression",
+    "list_comprehension",
+    "set_comprehension",
+    "dictionary_comprehension",
+    "generator_expression",
+    "call",
+    "concatenated_string",
+];
 
 /// Whether the last token of `node` (zero-width ones skipped) is an anonymous `:`. Every
 /// byte of a node is a token's or whitespace, so unless its last non-blank byte is a `:`
@@ -251,6 +274,20 @@ mod tests {
             errors("if x:\n    y = 1\n  \\\n   z = 2\n"),
             1,
             "neither matches"
+        );
+    }
+
+    #[test]
+    fn a_line_after_a_multi_line_expression_is_still_measured() {
+        let calls = "def f():\n    x = g(\n  1,\n        h(2,\n3),\n    )\n    return {\n 'a': (1,\n   2),\n    }\n";
+        assert_eq!(errors(calls), 0);
+        let after = calls.replace("    return {", "      return {");
+        assert_eq!(errors(&after), 1, "unexpected indent after a call");
+        let header = "if g(\n  1,\n):\n    pass\nwhile [\n]:\npass\n";
+        assert_eq!(
+            errors(header),
+            1,
+            "a header ending after a bracketed condition"
         );
     }
 
