@@ -119,31 +119,20 @@ fn time_parse(path: &str, source: &str) -> Res<f64> {
     Ok(median(xs))
 }
 
-/// Median time of counting the syntax errors of an already parsed file (the tree's and
-/// the language's own rules: Python's indentation).
-fn time_errors(path: &str, source: &str) -> Res<f64> {
+/// Median time of `work` on an already parsed file (its provider, tree and bytes).
+fn time_on_tree<T>(
+    path: &str,
+    source: &str,
+    work: impl Fn(&'static git_identedit::lang::Provider, &tree_sitter::Tree, &[u8]) -> T,
+) -> Res<f64> {
     let provider = provider_for(path).ok_or("no provider")?;
     let tree = parse(provider, source.as_bytes(), None)?;
     let mut xs = Vec::new();
     for _ in 0..runs() {
         let start = Instant::now();
-        let found = syntax_errors(provider, &tree, source.as_bytes());
+        let out = work(provider, &tree, source.as_bytes());
         xs.push(start.elapsed().as_secs_f64() * 1e3);
-        assert_eq!(found.0, 0, "the generated file parses cleanly");
-    }
-    Ok(median(xs))
-}
-
-/// Median time of the outline of an already parsed file.
-fn time_outline(path: &str, source: &str) -> Res<f64> {
-    let provider = provider_for(path).ok_or("no provider")?;
-    let tree = parse(provider, source.as_bytes(), None)?;
-    let mut xs = Vec::new();
-    for _ in 0..runs() {
-        let start = Instant::now();
-        let items = outline(provider, &tree, source.as_bytes());
-        xs.push(start.elapsed().as_secs_f64() * 1e3);
-        drop(items);
+        drop(out);
     }
     Ok(median(xs))
 }
@@ -166,8 +155,12 @@ fn main() -> Res<()> {
     std::fs::write(dir.path().join("lines.txt"), &big)?;
 
     let parse_ms = time_parse("service.py", &source)?;
-    let outline_ms = time_outline("service.py", &source)?;
-    let errors_ms = time_errors("service.py", &source)?;
+    let outline_ms = time_on_tree("service.py", &source, outline)?;
+    // The tree's errors and the language's own rules (Python's indentation).
+    let errors_ms = time_on_tree("service.py", &source, |p, tree, bytes| {
+        let found = syntax_errors(p, tree, bytes);
+        assert_eq!(found.0, 0, "the generated file parses cleanly");
+    })?;
     let start_ms = time_command(dir.path(), &["--version"], None)?;
     let budget = 1.5 * (parse_ms + start_ms);
     let read_ms = time_command(
