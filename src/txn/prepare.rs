@@ -36,7 +36,7 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
             .map(|change| super::mode::apply(plan, &g.ops, change))
             .and_then(|c| moves::split(ws, plan, &g.ops, c, options))
     };
-    for prepared in in_parallel(&groups, one) {
+    for prepared in super::parallel::each(&groups, one) {
         match prepared {
             Ok(more) => changes.extend(more),
             Err(e) => failures.push(e),
@@ -50,40 +50,6 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
     refuse_hard_links(plan, &groups, &changes)?;
     changes.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
     Ok(changes)
-}
-
-/// `work` on every group, results in the groups' order. Many files are shared out over the
-/// machine's cores, one file at a time (most of preparing is parsing for the gate); a few
-/// stay on the calling thread.
-fn in_parallel<T: Send>(groups: &[Group], work: impl Fn(&Group) -> T + Sync) -> Vec<T> {
-    const PER_THREAD: usize = 8;
-    // Asking for the cores reads the cgroup's files: not on the path of a few files.
-    if groups.len() < 2 * PER_THREAD {
-        return groups.iter().map(work).collect();
-    }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = groups.len().div_ceil(PER_THREAD).min(cores);
-    if threads <= 1 {
-        return groups.iter().map(work).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
-        let pull = || {
-            let mut mine = Vec::new();
-            loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(g) = groups.get(i) else { return mine };
-                mine.push((i, work(g)));
-            }
-        };
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(pull)).collect();
-        let joined = handles.into_iter().map(|h| h.join());
-        joined
-            .flat_map(|r| r.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
-    });
-    done.sort_unstable_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, t)| t).collect()
 }
 
 fn group(ws: &Workspace, plan: &Plan) -> Result<Vec<Group>> {
