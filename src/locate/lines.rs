@@ -263,6 +263,26 @@ pub fn content_lines(text: &str) -> Vec<Line> {
     lines
 }
 
+/// The lines (indices into `lines`) that hold a byte outside ASCII, found a page at a time.
+fn non_ascii_lines(bytes: &[u8], lines: &[Line]) -> Vec<usize> {
+    const PAGE: usize = 4096;
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = (at + PAGE).min(bytes.len());
+        let Some(off) = bytes[at..end].iter().position(|b| !b.is_ascii()) else {
+            at = end;
+            continue;
+        };
+        let line = lines.partition_point(|l| l.end <= at + off);
+        out.push(line);
+        at = lines
+            .get(line)
+            .map_or(bytes.len(), |l| l.end.max(at + off + 1));
+    }
+    out
+}
+
 /// A file's text and the line facts its edits need, each computed once on first use and
 /// shared by every edit of the file (a plan of many blocks splits the file once, not per block).
 pub struct FileText<'a> {
@@ -285,6 +305,47 @@ impl<'a> FileText<'a> {
     /// The lines; a byte order mark is no part of the first one (edits match and write after it).
     pub fn lines(&self) -> &[Line] {
         self.lines.get_or_init(|| content_lines(self.text))
+    }
+
+    /// The lines whose key (the loosest comparison form, the ladder's prefilter) is `want`.
+    /// Unless every line's key is at hand already, an ASCII `want` is first looked for as a
+    /// substring: a line whose key it is contains it, or has non-ASCII characters (which its
+    /// key normalises); only those lines are keyed. One edit in a large file keys a few lines,
+    /// not all of them.
+    pub fn keyed(&self, want: &str) -> Vec<usize> {
+        let lines = self.lines();
+        let equal = |keys: &[std::borrow::Cow<'a, str>]| {
+            let hits = keys.iter().enumerate().filter(|(_, key)| **key == want);
+            hits.map(|(i, _)| i).collect()
+        };
+        if let Some(keys) = self.keys.get() {
+            return equal(keys);
+        }
+        if want.is_empty() || !want.is_ascii() {
+            return equal(self.keys());
+        }
+        let bytes = self.text.as_bytes();
+        let line_at = |at: usize| lines.partition_point(|l| l.end <= at);
+        let mut candidates: Vec<usize> = memchr::memmem::find_iter(bytes, want.as_bytes())
+            .map(line_at)
+            .collect();
+        candidates.extend(non_ascii_lines(bytes, lines));
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates.retain(|&i| lines.get(i).is_some_and(|l| self.key_of(l) == want));
+        candidates
+    }
+
+    /// The key of line `i`, from the keys of every line when they are at hand.
+    pub fn key_at(&self, i: usize) -> Option<std::borrow::Cow<'a, str>> {
+        match self.keys.get() {
+            Some(keys) => keys.get(i).cloned(),
+            None => self.lines().get(i).map(|l| self.key_of(l)),
+        }
+    }
+
+    fn key_of(&self, line: &Line) -> std::borrow::Cow<'a, str> {
+        crate::locate::ladder::line_key(&self.text[line.start..line.content_end])
     }
 
     /// The loosest comparison form of every line (the ladder's prefilter).
@@ -322,6 +383,21 @@ mod split_tests {
     }
 
     proptest::proptest! {
+        /// The lines keyed `want` are the lines whose key is `want`, whether or not every
+        /// line's key was computed first.
+        #[test]
+        fn keyed_lines_are_the_lines_with_that_key(
+            text in "\u{feff}?([ a\t“”—x]{0,6}(\n|\r\n)){0,12}[ ax]{0,3}",
+            want in "(a|x|a x|\"a\"|x-a)",
+        ) {
+            let fast = FileText::new(&text).keyed(&want);
+            let full = FileText::new(&text);
+            let expected: Vec<usize> = full.keys().iter().enumerate()
+                .filter(|(_, k)| **k == want).map(|(i, _)| i).collect();
+            proptest::prop_assert_eq!(&fast, &expected);
+            proptest::prop_assert_eq!(full.keyed(&want), expected);
+        }
+
         /// The lines tile the text, and each ends at its first terminator.
         #[test]
         fn lines_tile_the_text(text in "[ab\r\n]{0,40}") {

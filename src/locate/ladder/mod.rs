@@ -376,9 +376,8 @@ fn already_applied(file: &FileText<'_>, found: &[Found], body: &Body<'_>, scope:
 /// above (below) the replacement's occurrence: the same start, at least half of the shorter.
 fn stale_edge(file: &FileText<'_>, occurrence: &Found, body: &Body<'_>) -> bool {
     let script = body.script(tier::Tier::TrailingWhitespace);
-    let keys = file.keys();
     let resembles = |removed: &SideLine<'_>, at: Option<usize>| {
-        let Some(line) = at.and_then(|i| keys.get(i)) else {
+        let Some(line) = at.and_then(|i| file.key_at(i)) else {
             return false;
         };
         let removed = tier::key(removed.text);

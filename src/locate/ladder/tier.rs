@@ -148,13 +148,11 @@ pub fn find_all(file: &FileText<'_>, wanted: &[SideLine<'_>], scope: Scope) -> V
     if m == 0 || m > lines.len() {
         return Vec::new();
     }
-    let keys = file.keys();
     let pivot = wanted.iter().position(|w| !w.blank());
     let starts: Vec<usize> = match pivot {
         Some(k) => {
-            let want = key(wanted[k].text);
-            let hits = keys.iter().enumerate().filter(|(_, key)| **key == want);
-            hits.filter_map(|(j, _)| j.checked_sub(k)).collect()
+            let hits = file.keyed(&key(wanted[k].text));
+            hits.into_iter().filter_map(|j| j.checked_sub(k)).collect()
         }
         None => (0..lines.len()).collect(),
     };
