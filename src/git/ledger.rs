@@ -39,6 +39,27 @@ pub fn write_blob(repo: &gix::Repository, bytes: &[u8]) -> Result<ObjectId> {
         .map_err(|e| git_error("writing a blob", &e))
 }
 
+/// A blob id computed on another thread.
+pub struct Hashing(std::thread::JoinHandle<Option<ObjectId>>);
+
+impl Hashing {
+    /// Below this many bytes hashing on the spot costs less than a thread.
+    pub const WORTH: usize = 1 << 20;
+
+    /// Starts computing the blob id of `bytes`.
+    pub fn start(repo: &gix::Repository, bytes: &std::sync::Arc<Vec<u8>>) -> Self {
+        let (kind, bytes) = (repo.object_hash(), std::sync::Arc::clone(bytes));
+        Self(std::thread::spawn(move || {
+            gix::objs::compute_hash(kind, gix::object::Kind::Blob, &bytes).ok()
+        }))
+    }
+
+    /// The id, once computed (`None` if hashing failed).
+    pub fn id(self) -> Option<ObjectId> {
+        self.0.join().ok().flatten()
+    }
+}
+
 /// The blob id `bytes` would have, without writing anything.
 pub fn blob_id(repo: &gix::Repository, bytes: &[u8]) -> Option<ObjectId> {
     gix::objs::compute_hash(repo.object_hash(), gix::object::Kind::Blob, bytes).ok()

@@ -105,6 +105,9 @@ pub struct Recorder {
     /// `--stage`: `index.lock` and the index read under it, held from before the publish
     /// until the index is written.
     index_lock: Option<crate::git::index::Staging>,
+    /// The blob ids of large post-images, hashed on another core while the files are
+    /// published (`after/<path>` → id).
+    hashing: Vec<(String, ledger::Hashing)>,
 }
 
 impl Recorder {
@@ -123,6 +126,7 @@ impl Recorder {
             failure: None,
             recorded: None,
             index_lock: None,
+            hashing: Vec::new(),
         }
     }
 
@@ -132,7 +136,10 @@ impl Recorder {
         if status == Status::Applied {
             add_images(&self.repo, &mut tree, files)?;
         }
-        let images: Images = tree.entries.iter().cloned().collect();
+        let mut images: Images = tree.entries.iter().cloned().collect();
+        for (path, hashing) in std::mem::take(&mut self.hashing) {
+            images.extend(hashing.id().map(|id| (path, id)));
+        }
         let mut receipt = build(
             &self.repo,
             &self.root,
@@ -197,6 +204,7 @@ impl txn::Observer for Recorder {
         }
         self.scope = observe::scope(files);
         self.before = Some(observe::scan(&self.root, &self.scope));
+        self.hashing = large_post_images(&self.repo, files);
         Ok(())
     }
 
@@ -323,6 +331,25 @@ fn message(receipt: &Receipt) -> String {
         text.push_str(&format!("{:?} {}\n", file.action, file.path).to_lowercase());
     }
     text
+}
+
+/// Starts hashing the post-images of at least [`ledger::Hashing::WORTH`] bytes (their
+/// blob ids go into receipt.json; stored as splices, they are never written as blobs).
+fn large_post_images(
+    repo: &gix::Repository,
+    files: &[FileChange],
+) -> Vec<(String, ledger::Hashing)> {
+    let large = files.iter().filter(|c| c.action != Action::Unchanged);
+    large
+        .filter_map(|c| Some((c, c.after.as_ref()?)))
+        .filter(|(_, after)| after.len() >= ledger::Hashing::WORTH)
+        .map(|(c, after)| {
+            (
+                format!("after/{}", c.path.rel),
+                ledger::Hashing::start(repo, after),
+            )
+        })
+        .collect()
 }
 
 /// Blob ids of stored images, by their path in the receipt tree (`before/<path>`).

@@ -163,3 +163,31 @@ fn a_pre_image_that_is_not_the_recorded_one_is_not_restored() {
     assert_ne!(rc, 0, "{doc}");
     assert_eq!(repo.text("big.txt"), after, "nothing written");
 }
+
+/// A post-image of a megabyte or more is hashed on another core while it is published; the
+/// receipt names the same blob id git computes, for a first and a second edit.
+#[test]
+fn a_large_post_images_blob_id_is_the_one_git_computes() {
+    let text: String = (0..60_000)
+        .map(|i| format!("entry {i} of many\n"))
+        .collect();
+    assert!(text.len() > 1 << 20);
+    let repo = Repo::new();
+    repo.write("large.txt", &text).commit();
+    for (find, replace) in [
+        ("entry 59990 of", "ENTRY 59990 of"),
+        ("entry 7 of", "ENTRY 7 of"),
+    ] {
+        let (rc, doc) = repo.json(&["edit", "large.txt", "--find", find, "--replace", replace]);
+        assert_eq!(rc, 0, "{doc}");
+        let (_, shown) = repo.json(&["show"]);
+        let blob_after = shown["receipt"]["files"][0]["blob_after"]
+            .as_str()
+            .expect("id")
+            .to_owned();
+        let hashed = git(repo.path(), &["hash-object", "large.txt"]);
+        assert_eq!(hashed.trim(), blob_after);
+        let (rc, doc) = repo.json(&["verify"]);
+        assert_eq!(rc, 0, "{doc}");
+    }
+}
