@@ -12,7 +12,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::lang::gate::edited;
+use crate::lang::parse::edited;
 use crate::lang::parse::{parse, retire};
 use crate::lang::provider_for;
 use crate::lang::symbols::{self, Declaration, Kind};

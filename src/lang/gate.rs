@@ -19,12 +19,12 @@ use std::ops::Range;
 
 use serde::Serialize;
 use serde_json::json;
-use tree_sitter::{InputEdit, Point, Tree};
+use tree_sitter::Tree;
 
 use crate::error::{Code, Error, Result};
 use crate::lang::Location;
 use crate::lang::outline::{Item, outline, outline_near, touches};
-use crate::lang::parse::{parse, retire, syntax_errors};
+use crate::lang::parse::{edited, parse, retire, syntax_errors};
 use crate::lang::symbols::Declarations;
 use crate::lang::{Provider, provider_for};
 
@@ -312,62 +312,6 @@ fn refusal(
         } else {
             "Fix the edit, or pass --allow-syntax-errors if the file is meant to be incomplete."
         })
-}
-
-/// The row/column of every byte offset in `offsets` (ascending), counting rows by `\n`.
-fn points(text: &[u8], offsets: &[usize]) -> Vec<Point> {
-    let (mut row, mut line_start, mut pos) = (0, 0, 0);
-    offsets
-        .iter()
-        .map(|&at| {
-            for (i, &b) in text[pos..at].iter().enumerate() {
-                if b == b'\n' {
-                    row += 1;
-                    line_start = pos + i + 1;
-                }
-            }
-            pos = at;
-            Point {
-                row,
-                column: at - line_start,
-            }
-        })
-        .collect()
-}
-
-/// The source tree with every splice applied as an edit, ready for an incremental parse.
-pub(crate) fn edited(
-    tree: &Tree,
-    before: &[u8],
-    after: &[u8],
-    ranges: &[(Range<usize>, Range<usize>)],
-) -> Tree {
-    let mut tree = tree.clone();
-    let offsets: Vec<usize> = ranges.iter().flat_map(|(o, _)| [o.start, o.end]).collect();
-    let pts = points(before, &offsets);
-    for (i, (old, new)) in ranges.iter().enumerate().rev() {
-        let (start, old_end) = (pts[2 * i], pts[2 * i + 1]);
-        let inserted = &after[new.clone()];
-        let new_end = match inserted.iter().rposition(|&b| b == b'\n') {
-            Some(last) => Point {
-                row: start.row + inserted.iter().filter(|&&b| b == b'\n').count(),
-                column: inserted.len() - last - 1,
-            },
-            None => Point {
-                row: start.row,
-                column: start.column + inserted.len(),
-            },
-        };
-        tree.edit(&InputEdit {
-            start_byte: old.start,
-            old_end_byte: old.end,
-            new_end_byte: old.start + inserted.len(),
-            start_position: start,
-            old_end_position: old_end,
-            new_end_position: new_end,
-        });
-    }
-    tree
 }
 
 type Changes = (Vec<Named>, Vec<Named>, Vec<Named>);

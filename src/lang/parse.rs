@@ -3,8 +3,9 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Range;
 
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
 
 use crate::error::{Error, Result};
 use crate::lang::{Location, Provider};
@@ -342,4 +343,60 @@ fn toml_error(source: &[u8]) -> Option<Location> {
         column: byte - line_start + 1,
         byte,
     })
+}
+
+/// The row/column of every byte offset in `offsets` (ascending), counting rows by `\n`.
+fn points(text: &[u8], offsets: &[usize]) -> Vec<Point> {
+    let (mut row, mut line_start, mut pos) = (0, 0, 0);
+    offsets
+        .iter()
+        .map(|&at| {
+            for (i, &b) in text[pos..at].iter().enumerate() {
+                if b == b'\n' {
+                    row += 1;
+                    line_start = pos + i + 1;
+                }
+            }
+            pos = at;
+            Point {
+                row,
+                column: at - line_start,
+            }
+        })
+        .collect()
+}
+
+/// The source tree with every splice applied as an edit, ready for an incremental parse.
+pub fn edited(
+    tree: &Tree,
+    before: &[u8],
+    after: &[u8],
+    ranges: &[(Range<usize>, Range<usize>)],
+) -> Tree {
+    let mut tree = tree.clone();
+    let offsets: Vec<usize> = ranges.iter().flat_map(|(o, _)| [o.start, o.end]).collect();
+    let pts = points(before, &offsets);
+    for (i, (old, new)) in ranges.iter().enumerate().rev() {
+        let (start, old_end) = (pts[2 * i], pts[2 * i + 1]);
+        let inserted = &after[new.clone()];
+        let new_end = match inserted.iter().rposition(|&b| b == b'\n') {
+            Some(last) => Point {
+                row: start.row + inserted.iter().filter(|&&b| b == b'\n').count(),
+                column: inserted.len() - last - 1,
+            },
+            None => Point {
+                row: start.row,
+                column: start.column + inserted.len(),
+            },
+        };
+        tree.edit(&InputEdit {
+            start_byte: old.start,
+            old_end_byte: old.end,
+            new_end_byte: old.start + inserted.len(),
+            start_position: start,
+            old_end_position: old_end,
+            new_end_position: new_end,
+        });
+    }
+    tree
 }

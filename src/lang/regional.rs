@@ -70,6 +70,43 @@ impl Parsed {
         ))
     }
 
+    /// The new side of a region whose original `old` parsed: the region's edits (file
+    /// coordinates; `bases`: where the region starts in the original and in the result) are
+    /// applied to a copy of the original's tree, and only what they touched is parsed again.
+    fn reparsed(
+        provider: &'static Provider,
+        old: &Parsed,
+        window: &Window,
+        text: &[u8],
+        edits: &[(Range<usize>, Range<usize>)],
+        bases: (usize, usize),
+    ) -> Result<(Self, usize)> {
+        let mut bytes = Vec::with_capacity(window.prefix.len() + text.len() + window.suffix.len());
+        bytes.extend_from_slice(window.prefix.as_bytes());
+        bytes.extend_from_slice(text);
+        bytes.extend_from_slice(window.suffix.as_bytes());
+        let offset = window.prefix.len();
+        let local: Vec<(Range<usize>, Range<usize>)> = edits
+            .iter()
+            .map(|(o, n)| {
+                let o = o.start - bases.0 + offset..o.end - bases.0 + offset;
+                (o, n.start - bases.1 + offset..n.end - bases.1 + offset)
+            })
+            .collect();
+        let edited = crate::lang::parse::edited(&old.tree, &old.bytes, &bytes, &local);
+        let tree = parse(provider, &bytes, Some(&edited))?;
+        retire(edited);
+        let errors = syntax_errors(provider, &tree, &bytes).0;
+        Ok((
+            Self {
+                tree,
+                bytes,
+                offset,
+            },
+            errors,
+        ))
+    }
+
     /// `ranges` of the file, in this region's coordinates (`base`: the region's file offset).
     fn local(&self, ranges: &[Range<usize>], base: usize) -> Vec<Range<usize>> {
         ranges
@@ -280,7 +317,8 @@ fn new_side(
     ranges: &[(Range<usize>, Range<usize>)],
     own: &Range<usize>,
 ) -> Result<NewSide> {
-    let new_range = shifted(w.range.start, ranges, &(0..0))..shifted(w.range.end, ranges, own);
+    let new_start = shifted(w.range.start, ranges, &(0..0));
+    let new_range = new_start..shifted(w.range.end, ranges, own);
     let open_end = (w.range.end < before.len() && !w.closed_end) || provider.name == "python";
     let text = &after[new_range];
     if open_end && !crate::lang::region::ends_statement(provider, text) {
@@ -292,7 +330,8 @@ fn new_side(
     if w.nested && provider.name == "python" && !stays_inside(&before[w.range.clone()], text) {
         return Ok(NewSide::Wider);
     }
-    let (new, errors) = Parsed::new(provider, w, text)?;
+    let bases = (w.range.start, new_start);
+    let (new, errors) = Parsed::reparsed(provider, old, w, text, &ranges[own.clone()], bases)?;
     // A rule on a whole scope sees only the region here: when what it counts changed, the
     // whole file decides.
     let facts = |p: &Parsed| scope_facts(provider, &p.tree, &p.bytes);
