@@ -52,22 +52,9 @@ struct Parsed {
 }
 
 impl Parsed {
+    /// Parses a region's bytes `text` (of either version) on their own.
     fn new(provider: &'static Provider, window: &Window, text: &[u8]) -> Result<(Self, usize)> {
-        let mut bytes = Vec::with_capacity(window.prefix.len() + text.len() + window.suffix.len());
-        bytes.extend_from_slice(window.prefix.as_bytes());
-        bytes.extend_from_slice(text);
-        bytes.extend_from_slice(window.suffix.as_bytes());
-        let tree = parse(provider, &bytes, None)?;
-        let errors = syntax_errors(provider, &tree, &bytes).0;
-        let offset = window.prefix.len();
-        Ok((
-            Self {
-                tree,
-                bytes,
-                offset,
-            },
-            errors,
-        ))
+        Self::framed(provider, window, text, |_| None)
     }
 
     /// The new side of a region whose original `old` parsed: the region's edits (file
@@ -81,10 +68,6 @@ impl Parsed {
         edits: &[(Range<usize>, Range<usize>)],
         bases: (usize, usize),
     ) -> Result<(Self, usize)> {
-        let mut bytes = Vec::with_capacity(window.prefix.len() + text.len() + window.suffix.len());
-        bytes.extend_from_slice(window.prefix.as_bytes());
-        bytes.extend_from_slice(text);
-        bytes.extend_from_slice(window.suffix.as_bytes());
         let offset = window.prefix.len();
         let local: Vec<(Range<usize>, Range<usize>)> = edits
             .iter()
@@ -93,10 +76,32 @@ impl Parsed {
                 (o, n.start - bases.1 + offset..n.end - bases.1 + offset)
             })
             .collect();
-        let edited = crate::lang::parse::edited(&old.tree, &old.bytes, &bytes, &local);
-        let tree = parse(provider, &bytes, Some(&edited))?;
-        retire(edited);
+        Self::framed(provider, window, text, |bytes| {
+            Some(crate::lang::parse::edited(
+                &old.tree, &old.bytes, bytes, &local,
+            ))
+        })
+    }
+
+    /// `text` between the window's prefix and suffix, parsed (from the tree `base` makes of
+    /// those bytes, if any), and its error count.
+    fn framed(
+        provider: &'static Provider,
+        window: &Window,
+        text: &[u8],
+        base: impl FnOnce(&[u8]) -> Option<Tree>,
+    ) -> Result<(Self, usize)> {
+        let mut bytes = Vec::with_capacity(window.prefix.len() + text.len() + window.suffix.len());
+        bytes.extend_from_slice(window.prefix.as_bytes());
+        bytes.extend_from_slice(text);
+        bytes.extend_from_slice(window.suffix.as_bytes());
+        let old = base(&bytes);
+        let tree = parse(provider, &bytes, old.as_ref())?;
+        if let Some(old) = old {
+            retire(old);
+        }
         let errors = syntax_errors(provider, &tree, &bytes).0;
+        let offset = window.prefix.len();
         Ok((
             Self {
                 tree,
