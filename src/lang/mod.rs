@@ -5,6 +5,7 @@
 //! with `no_provider`.
 
 pub mod api;
+pub mod cfamily;
 pub mod extent;
 pub mod gate;
 pub mod hash;

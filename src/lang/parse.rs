@@ -105,7 +105,8 @@ pub fn retire(tree: Tree) {
 }
 
 /// The syntax errors of a parsed file: the tree's error and missing nodes plus what the
-/// language's own rule rejects and tree-sitter does not: Python indentation (`lang::indent`);
+/// language's own rule rejects and tree-sitter does not: Python indentation (`lang::indent`),
+/// C and C++'s top-level blocks and statement keywords as types (`lang::cfamily`);
 /// for TOML, the spec's parser (`toml_edit`: a key defined twice, a bad value), counted as one
 /// error when the tree has none. How many, and the first one.
 pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
@@ -129,7 +130,7 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
         first = first.or(at);
     }
     if matches!(provider.name, "c" | "cpp") {
-        let (extra, at) = c_top_level_blocks(tree);
+        let (extra, at) = crate::lang::cfamily::errors(tree, source);
         count += extra;
         first = first.or(at);
     }
@@ -205,18 +206,6 @@ fn errors_outside(tree: &Tree, source: &[u8], language: &str) -> (usize, Option<
         }
     });
     (count, first)
-}
-
-/// A block at a C or C++ file's top level (a function whose declarator line was deleted),
-/// which tree-sitter-c takes as a statement and the compilers reject.
-fn c_top_level_blocks(tree: &Tree) -> (usize, Option<Location>) {
-    let root = tree.root_node();
-    let mut cursor = root.walk();
-    let blocks: Vec<Node<'_>> = root
-        .named_children(&mut cursor)
-        .filter(|c| c.kind() == "compound_statement")
-        .collect();
-    (blocks.len(), blocks.first().map(|n| Location::of(*n)))
 }
 
 /// Java's compilation unit holds at most one package declaration (tree-sitter-java takes

@@ -145,7 +145,7 @@ const LANGUAGES: &[Language] = &[
         name: "cpp",
         ext: "cpp",
         checker: Checker::Gcc("g++"),
-        floor: 0.98,
+        floor: 0.99,
         known_false_refusals: 0,
     },
 ];
