@@ -19,18 +19,23 @@ pub fn recorded(ws: &Workspace, rel: &str, anchor: &LineAnchor) -> bool {
     let Ok(log) = super::store::log(&repo, DEPTH) else {
         return false;
     };
-    log.iter()
-        .filter(|s| s.receipt.files.iter().any(|f| f.path == rel))
-        .any(|s| {
-            ["before", "after"].iter().any(|side| {
-                super::store::stored_file(&repo, s.commit, &format!("{side}/{rel}"))
-                    .ok()
-                    .flatten()
-                    .is_some_and(|bytes| {
-                        hash_of_line(&bytes, anchor.line).as_deref() == Some(&*anchor.hash)
-                    })
+    let holds = |bytes: &[u8]| hash_of_line(bytes, anchor.line).as_deref() == Some(&*anchor.hash);
+    log.iter().any(|s| {
+        s.receipt
+            .files
+            .iter()
+            .filter(|f| f.path == rel)
+            .any(|file| {
+                let before =
+                    || super::store::stored_file(&repo, s.commit, &format!("before/{rel}"));
+                let after = || super::store::stored_after(&repo, s.commit, file);
+                before().ok().flatten().is_some_and(|b| holds(&b))
+                    || after()
+                        .ok()
+                        .and_then(super::store::Image::bytes)
+                        .is_some_and(|a| holds(&a))
             })
-        })
+    })
 }
 
 /// The hash of line `n` (1-based) of `bytes`, as `read --mode line` shows it.

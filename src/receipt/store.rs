@@ -136,17 +136,6 @@ pub fn after_image(
     commit: ObjectId,
     file: &super::FileRecord,
 ) -> Result<Option<Vec<u8>>> {
-    let tree = repo
-        .find_commit(commit)
-        .and_then(|c| c.tree())
-        .map_err(|e| git_error("reading a receipt", &e))?;
-    if let Some(whole) = blob_at(repo, &tree, &format!("after/{}", file.path))? {
-        return Ok(Some(whole));
-    }
-    let Some(encoded) = blob_at(repo, &tree, &format!("splices/{}", file.path))? else {
-        return Ok(None);
-    };
-    let before_path = file.moved_from.as_deref().unwrap_or(&file.path);
     let broken = || {
         Error::new(
             Code::ReceiptNotFound,
@@ -156,13 +145,63 @@ pub fn after_image(
             ),
         )
     };
-    let before = blob_at(repo, &tree, &format!("before/{before_path}"))?.ok_or_else(broken)?;
-    let after = crate::git::splices::rebuild(&before, &encoded).ok_or_else(broken)?;
-    let digest = crate::plan::Digest::of(&after).to_hex();
-    match file.sha256_after.as_deref() == Some(digest.as_str()) {
-        true => Ok(Some(after)),
-        false => Err(broken()),
+    match stored_after(repo, commit, file)? {
+        Image::Absent => Ok(None),
+        Image::Whole(bytes) => Ok(Some(bytes)),
+        Image::Rebuilt(after) => {
+            let digest = crate::plan::Digest::of(&after).to_hex();
+            match file.sha256_after.as_deref() == Some(digest.as_str()) {
+                true => Ok(Some(after)),
+                false => Err(broken()),
+            }
+        }
+        Image::Broken => Err(broken()),
     }
+}
+
+/// A post-image as a receipt stores it.
+pub enum Image {
+    /// Neither `after/<path>` nor `splices/<path>` (a deleted file).
+    Absent,
+    /// `after/<path>`.
+    Whole(Vec<u8>),
+    /// `splices/<path>` applied to the pre-image, not yet checked against `sha256_after`.
+    Rebuilt(Vec<u8>),
+    /// `splices/<path>` that do not read or do not fit the pre-image (or no pre-image).
+    Broken,
+}
+
+impl Image {
+    /// The bytes, whole or rebuilt (unchecked).
+    pub fn bytes(self) -> Option<Vec<u8>> {
+        match self {
+            Self::Whole(bytes) | Self::Rebuilt(bytes) => Some(bytes),
+            Self::Absent | Self::Broken => None,
+        }
+    }
+}
+
+/// The post-image of `file` as the receipt `commit` stores it, unchecked.
+pub fn stored_after(
+    repo: &gix::Repository,
+    commit: ObjectId,
+    file: &super::FileRecord,
+) -> Result<Image> {
+    let tree = repo
+        .find_commit(commit)
+        .and_then(|c| c.tree())
+        .map_err(|e| git_error("reading a receipt", &e))?;
+    if let Some(whole) = blob_at(repo, &tree, &format!("after/{}", file.path))? {
+        return Ok(Image::Whole(whole));
+    }
+    let Some(encoded) = blob_at(repo, &tree, &format!("splices/{}", file.path))? else {
+        return Ok(Image::Absent);
+    };
+    let before_path = file.moved_from.as_deref().unwrap_or(&file.path);
+    let Some(before) = blob_at(repo, &tree, &format!("before/{before_path}"))? else {
+        return Ok(Image::Broken);
+    };
+    Ok(crate::git::splices::rebuild(&before, &encoded).map_or(Image::Broken, Image::Rebuilt))
 }
 
 /// The log, newest first, at most `limit` receipts.

@@ -257,6 +257,39 @@ fn receipts_squashed_into_one_commit_cover_their_hunks() {
     );
 }
 
+/// A receipt of a file large enough that its post-image is stored as splices on the
+/// pre-image (`git::splices`) covers its hunks like a whole one, alone and squashed.
+#[test]
+fn receipts_stored_as_splices_cover_their_hunks() {
+    let long: String = (1..=200).map(|n| format!("line {n}\n")).collect();
+    let repo = topic(&[("a.txt", &long)]);
+    let r1 = edit(&repo, "a.txt", "line 100\n", "line one hundred\n", "r1");
+    let stored = git(repo.path(), &["ls-tree", "-r", "--name-only", &r1]);
+    assert!(stored.lines().any(|l| l == "splices/a.txt"), "{stored}");
+    let c1 = commit(&repo, "one");
+    let r2 = edit(&repo, "a.txt", "line 7\n", "line seven\n", "r2");
+    let r3 = edit(&repo, "a.txt", "line 150\n", "line 150\nline 150b\n", "r3");
+    let c2 = commit(&repo, "two");
+    let (rc, doc) = range(&repo, &["--require", "all"]);
+    assert_eq!(rc, 0, "{doc}");
+    let one = vec![hunk((100, 1), (100, 1), &[("r1", &r1)])];
+    let two = vec![
+        hunk((7, 1), (7, 1), &[("r2", &r2)]),
+        hunk((150, 0), (151, 1), &[("r3", &r3)]),
+    ];
+    assert_eq!(
+        doc["commits"],
+        json!([
+            commit_doc(&c1, "one", vec![file("a.txt", "modified", one)]),
+            commit_doc(&c2, "two", vec![file("a.txt", "modified", two)]),
+        ])
+    );
+    assert!(
+        doc["failed_receipts"].as_array().is_none_or(Vec::is_empty),
+        "{doc}"
+    );
+}
+
 #[test]
 fn a_receipt_edit_and_a_hand_edit_in_one_file() {
     let repo = topic(&[("a.txt", LINES)]);

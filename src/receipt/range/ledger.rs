@@ -112,7 +112,11 @@ pub fn images(
     if let (None, Some(from)) = (&before, &record.moved_from) {
         before = store::stored_file(repo, stored.commit, &format!("before/{from}"))?;
     }
-    let after = store::stored_file(repo, stored.commit, &format!("after/{}", record.path))?;
+    let after = store::stored_after(repo, stored.commit, record)?;
+    if matches!(after, store::Image::Broken) {
+        problems.push("the after image's splices do not rebuild it".to_owned());
+    }
+    let after = after.bytes();
     let expected = [
         (
             "before",
