@@ -47,7 +47,7 @@ pub fn run(ws: &Workspace, args: &ShowArgs) -> Result<Report> {
 /// The git-style diff of one recorded path, from the receipt's own images.
 fn file_diff(repo: &gix::Repository, stored: &store::Stored, file: &FileRecord) -> Result<String> {
     let before_path = file.moved_from.as_deref().unwrap_or(&file.path);
-    let before = store::stored_file(repo, stored.commit, &format!("before/{before_path}"))?;
+    let before = store::before_image(repo, stored.commit, before_path)?;
     let after = store::after_image(repo, stored.commit, file)?;
     if file.moved_to.is_some() {
         return Ok(String::new());

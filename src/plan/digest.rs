@@ -99,7 +99,7 @@ impl Marks {
 
     /// The digest of `after`, a new version of `before` (the bytes these marks were taken of).
     pub fn digest_of(&self, before: &[u8], after: &[u8]) -> Digest {
-        let kept = (common_prefix(before, after) / Self::EVERY).min(self.0.len());
+        let kept = (super::splice::common_prefix(before, after) / Self::EVERY).min(self.0.len());
         let Some(mark) = kept.checked_sub(1).map(|i| &self.0[i]) else {
             return Digest::of(after);
         };
@@ -113,15 +113,6 @@ impl fmt::Debug for Marks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Marks({})", self.0.len())
     }
-}
-
-/// How many leading bytes `a` and `b` share (compared a page at a time).
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const PAGE: usize = 4096;
-    let pages = a.chunks(PAGE).zip(b.chunks(PAGE));
-    let same = pages.take_while(|(x, y)| x == y).count() * PAGE;
-    let (a, b) = (&a[same.min(a.len())..], &b[same.min(b.len())..]);
-    same + a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 #[cfg(test)]
@@ -152,8 +143,8 @@ mod tests {
         }
         let shorter = &before[..2 * Marks::EVERY + 9];
         assert_eq!(marks.digest_of(&before, shorter), Digest::of(shorter));
-        assert_eq!(common_prefix(b"abcd", b"abxd"), 2);
-        assert_eq!(common_prefix(b"ab", b"abc"), 2);
+        assert_eq!(super::super::splice::common_prefix(b"abcd", b"abxd"), 2);
+        assert_eq!(super::super::splice::common_prefix(b"ab", b"abc"), 2);
     }
 
     #[test]

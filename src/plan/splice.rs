@@ -134,6 +134,38 @@ pub fn invert(original: &[u8], splices: &[Splice]) -> Vec<Splice> {
     out
 }
 
+/// How many leading bytes `a` and `b` share (compared a page at a time).
+pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const PAGE: usize = 4096;
+    let pages = a.chunks(PAGE).zip(b.chunks(PAGE));
+    let same = (pages.take_while(|(x, y)| x == y).count() * PAGE).min(a.len().min(b.len()));
+    same + a[same..]
+        .iter()
+        .zip(&b[same..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many trailing bytes `a` and `b` share (compared a page at a time from the end).
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const PAGE: usize = 4096;
+    let pages = a.rchunks(PAGE).zip(b.rchunks(PAGE));
+    let same = (pages.take_while(|(x, y)| x == y).count() * PAGE).min(a.len().min(b.len()));
+    let (a, b) = (&a[..a.len() - same], &b[..b.len() - same]);
+    let tail = a.iter().rev().zip(b.iter().rev());
+    same + tail.take_while(|(x, y)| x == y).count()
+}
+
+/// The one range of `before` that `after` replaces, and where its text lands in `after`: the
+/// bytes between their common prefix and common suffix (a whole-content rewrite, an undo's
+/// restore, described by what it changes).
+pub fn changed(before: &[u8], after: &[u8]) -> (Range<usize>, Range<usize>) {
+    let prefix = common_prefix(before, after);
+    let room = before.len().min(after.len()) - prefix;
+    let suffix = common_suffix(&before[prefix..], &after[prefix..]).min(room);
+    (prefix..before.len() - suffix, prefix..after.len() - suffix)
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -230,6 +262,14 @@ mod tests {
             })
     }
 
+    #[test]
+    fn identical_versions_share_every_byte() {
+        let text = vec![7u8; 5000];
+        assert_eq!(common_prefix(&text, &text), 5000);
+        assert_eq!(changed(&text, &text), (5000..5000, 5000..5000));
+        assert_eq!(changed(b"abcabc", b"abc"), (3..6, 3..3));
+    }
+
     proptest! {
         /// Which conflict is reported depends on positions, never on the order the
         /// operations were given in.
@@ -266,6 +306,24 @@ mod tests {
             let mut back = invert(text.as_bytes(), &splices);
             prop_assert!(order(&mut back).is_ok());
             prop_assert_eq!(apply(&edited, &back), text.as_bytes());
+        }
+
+        /// The changed range is the smallest one outside of which both versions agree.
+        #[test]
+        fn the_changed_range_rebuilds_the_new_version(
+            before in proptest::collection::vec(0u8..3, 0..9000),
+            cut in 0usize..9000, len in 0usize..50,
+            text in proptest::collection::vec(0u8..3, 0..50),
+        ) {
+            let start = cut.min(before.len());
+            let end = (start + len).min(before.len());
+            let after = [&before[..start], &text[..], &before[end..]].concat();
+            let (old, new) = changed(&before, &after);
+            prop_assert_eq!(&before[..old.start], &after[..new.start]);
+            prop_assert_eq!(&before[old.end..], &after[new.end..]);
+            prop_assert!(old.len() <= end - start);
+            let rebuilt = [&before[..old.start], &after[new.clone()], &before[old.end..]].concat();
+            prop_assert_eq!(rebuilt, after);
         }
     }
 }

@@ -26,8 +26,7 @@ pub fn recorded(ws: &Workspace, rel: &str, anchor: &LineAnchor) -> bool {
             .iter()
             .filter(|f| f.path == rel)
             .any(|file| {
-                let before =
-                    || super::store::stored_file(&repo, s.commit, &format!("before/{rel}"));
+                let before = || super::store::before_image(&repo, s.commit, rel);
                 let after = || super::store::stored_after(&repo, s.commit, file);
                 before().ok().flatten().is_some_and(|b| holds(&b))
                     || after()

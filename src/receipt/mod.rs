@@ -2,7 +2,9 @@
 //!
 //! A receipt commit's tree holds `receipt.json` (the [`Receipt`] below), `input` (the raw bytes
 //! the plan was compiled from) and the pre- and post-images of every changed path under
-//! `before/<path>` and `after/<path>`. Its parent is the previous receipt, so
+//! `before/<path>` and `after/<path>` (or, costing what the edit costs, a post-image as
+//! `splices/<path>` on its pre-image, a pre-image as `prior/<path>`: an earlier receipt's
+//! post-image). Its parent is the previous receipt, so
 //! `refs/identedit/log` is an operation log that `git log` reads; each label also gets
 //! `refs/identedit/receipts/<label>`. This module owns the document; `record` writes it,
 //! `store` reads it back, `verify` and `undo` act on it.
@@ -10,6 +12,7 @@
 pub mod evidence;
 pub mod logs;
 pub mod observe;
+pub mod prior;
 pub mod range;
 pub mod record;
 pub mod store;

@@ -11,6 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use serde_json::json;
 
 use super::observe::{self, Scan};
+use super::prior::Found;
 use super::{
     AppliedTo, FileRecord, Input, Kind, LABEL_REF_PREFIX, LOG_REF, Observed, RECEIPT_SCHEMA,
     Receipt, Reference, Status, Tool, ref_safe_label,
@@ -133,10 +134,12 @@ impl Recorder {
     fn write(&mut self, files: &[FileChange], status: Status, observed: Observed) -> Result<()> {
         // The images first: each is hashed once, and its id goes into receipt.json.
         let mut tree = TreeFiles::default();
-        if status == Status::Applied {
-            add_images(&self.repo, &mut tree, files)?;
-        }
+        let referenced = match status {
+            Status::Applied => add_images(&self.repo, &mut tree, files)?,
+            _ => Images::new(),
+        };
         let mut images: Images = tree.entries.iter().cloned().collect();
+        images.extend(referenced);
         for (path, hashing) in std::mem::take(&mut self.hashing) {
             images.extend(hashing.id().map(|id| (path, id)));
         }
@@ -356,16 +359,33 @@ fn large_post_images(
 type Images = std::collections::HashMap<String, gix::ObjectId>;
 
 /// The images of every changed file: a pre-image the index already names is filed by that
-/// id (`git::clean`), others are written; a post-image is stored as its splices on the
+/// id (`git::clean`), a large one an earlier receipt published by a reference to it
+/// (`receipt::prior`), others are written; a post-image is stored as its splices on the
 /// pre-image when they rebuild it (`git::splices`, its blob id still recorded), else whole.
-fn add_images(repo: &gix::Repository, tree: &mut TreeFiles, files: &[FileChange]) -> Result<()> {
+/// Returns the blob ids of pre-images filed by reference (for `blob_before`).
+fn add_images(
+    repo: &gix::Repository,
+    tree: &mut TreeFiles,
+    files: &[FileChange],
+) -> Result<Images> {
     let known = crate::git::clean::index_ids(repo, files);
+    let mut referenced = Images::new();
     for change in files.iter().filter(|c| c.action != Action::Unchanged) {
         let rel = &change.path.rel;
         if let Some(before) = &change.before {
-            match known.get(rel) {
-                Some(id) => tree.entries.push((format!("before/{rel}"), *id)),
-                None => drop(tree.add(repo, format!("before/{rel}"), &before.bytes)?),
+            let key = format!("before/{rel}");
+            match known
+                .get(rel)
+                .copied()
+                .map(Found::Blob)
+                .or_else(|| prior(repo, change))
+            {
+                Some(Found::Blob(id)) => tree.entries.push((key, id)),
+                Some(Found::Receipt { reference, blob }) => {
+                    tree.add(repo, format!("prior/{rel}"), &reference)?;
+                    referenced.extend(blob.map(|id| (key, id)));
+                }
+                None => drop(tree.add(repo, key, &before.bytes)?),
             }
         }
         let Some(after) = &change.after else { continue };
@@ -378,7 +398,18 @@ fn add_images(repo: &gix::Repository, tree: &mut TreeFiles, files: &[FileChange]
             None => drop(tree.add(repo, format!("after/{rel}"), after)?),
         }
     }
-    Ok(())
+    Ok(referenced)
+}
+
+/// Where an earlier receipt holds `change`'s pre-image, for a large file modified in place.
+fn prior(repo: &gix::Repository, change: &FileChange) -> Option<Found> {
+    let before = change.before.as_ref()?;
+    let in_place = change.action == Action::Modified && change.moved.is_none();
+    if !in_place || before.bytes.len() < crate::receipt::prior::WORTH {
+        return None;
+    }
+    let digest = change.digest_before()?.to_hex();
+    crate::receipt::prior::find(repo, &change.path.rel, &digest)
 }
 
 fn build(

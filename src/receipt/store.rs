@@ -115,17 +115,14 @@ pub fn blob_at(
     Ok(Some(blob.data.clone()))
 }
 
-/// The bytes stored under `path` in the receipt `commit` (`input`, `before/<p>`, `after/<p>`).
+/// The bytes stored under `path` in the receipt `commit` (`input`; images through
+/// [`before_image`] and [`after_image`]).
 pub fn stored_file(
     repo: &gix::Repository,
     commit: ObjectId,
     path: &str,
 ) -> Result<Option<Vec<u8>>> {
-    let tree = repo
-        .find_commit(commit)
-        .and_then(|c| c.tree())
-        .map_err(|e| git_error("reading a receipt", &e))?;
-    blob_at(repo, &tree, path)
+    blob_at(repo, &receipt_tree(repo, commit)?, path)
 }
 
 /// The post-image `file` of the receipt `commit` published: its `after/<path>` blob, or
@@ -136,27 +133,79 @@ pub fn after_image(
     commit: ObjectId,
     file: &super::FileRecord,
 ) -> Result<Option<Vec<u8>>> {
-    let broken = || {
-        Error::new(
-            Code::ReceiptNotFound,
-            format!(
-                "receipt {commit}: the post-image of {} does not rebuild",
-                file.path
-            ),
-        )
-    };
-    match stored_after(repo, commit, file)? {
+    checked_after(repo, commit, file, 0)
+}
+
+fn checked_after(
+    repo: &gix::Repository,
+    commit: ObjectId,
+    file: &super::FileRecord,
+    depth: usize,
+) -> Result<Option<Vec<u8>>> {
+    match after_at(repo, commit, file, depth)? {
         Image::Absent => Ok(None),
         Image::Whole(bytes) => Ok(Some(bytes)),
-        Image::Rebuilt(after) => {
-            let digest = crate::plan::Digest::of(&after).to_hex();
-            match file.sha256_after.as_deref() == Some(digest.as_str()) {
-                true => Ok(Some(after)),
-                false => Err(broken()),
-            }
-        }
-        Image::Broken => Err(broken()),
+        Image::Rebuilt(after) if digest_is(&after, file.sha256_after.as_deref()) => Ok(Some(after)),
+        Image::Rebuilt(_) | Image::Broken => Err(unreadable(commit, "post-image", &file.path)),
     }
+}
+
+fn digest_is(bytes: &[u8], hex: Option<&str>) -> bool {
+    hex == Some(crate::plan::Digest::of(bytes).to_hex().as_str())
+}
+
+fn unreadable(commit: ObjectId, what: &str, path: &str) -> Error {
+    Error::new(
+        Code::ReceiptNotFound,
+        format!("receipt {commit}: the {what} of {path} does not rebuild"),
+    )
+}
+
+/// The pre-image of `path` the receipt `commit` holds: its `before/<path>` blob, or the
+/// post-image of the earlier receipt its `prior/<path>` names (`git::prior`), rebuilt and
+/// checked. `None` when it holds neither (a created file).
+pub fn before_image(
+    repo: &gix::Repository,
+    commit: ObjectId,
+    path: &str,
+) -> Result<Option<Vec<u8>>> {
+    before_at(repo, commit, path, 0)
+}
+
+fn before_at(
+    repo: &gix::Repository,
+    commit: ObjectId,
+    path: &str,
+    depth: usize,
+) -> Result<Option<Vec<u8>>> {
+    let tree = receipt_tree(repo, commit)?;
+    if let Some(whole) = blob_at(repo, &tree, &format!("before/{path}"))? {
+        return Ok(Some(whole));
+    }
+    let Some(reference) = blob_at(repo, &tree, &format!("prior/{path}"))? else {
+        return Ok(None);
+    };
+    let broken = || unreadable(commit, "pre-image", path);
+    let (prior, _) = crate::git::prior::decode(&reference).ok_or_else(broken)?;
+    if depth >= 2 * crate::git::prior::MAX_DEPTH {
+        return Err(broken());
+    }
+    let earlier = load(repo, prior)?;
+    let record = earlier
+        .receipt
+        .files
+        .iter()
+        .find(|f| f.path == path && f.moved_from.is_none() && f.sha256_after.is_some())
+        .ok_or_else(broken)?;
+    checked_after(repo, prior, record, depth + 1)?
+        .map(Some)
+        .ok_or_else(broken)
+}
+
+fn receipt_tree(repo: &gix::Repository, commit: ObjectId) -> Result<gix::Tree<'_>> {
+    repo.find_commit(commit)
+        .and_then(|c| c.tree())
+        .map_err(|e| git_error("reading a receipt", &e))
 }
 
 /// A post-image as a receipt stores it.
@@ -187,10 +236,16 @@ pub fn stored_after(
     commit: ObjectId,
     file: &super::FileRecord,
 ) -> Result<Image> {
-    let tree = repo
-        .find_commit(commit)
-        .and_then(|c| c.tree())
-        .map_err(|e| git_error("reading a receipt", &e))?;
+    after_at(repo, commit, file, 0)
+}
+
+fn after_at(
+    repo: &gix::Repository,
+    commit: ObjectId,
+    file: &super::FileRecord,
+    depth: usize,
+) -> Result<Image> {
+    let tree = receipt_tree(repo, commit)?;
     if let Some(whole) = blob_at(repo, &tree, &format!("after/{}", file.path))? {
         return Ok(Image::Whole(whole));
     }
@@ -198,8 +253,11 @@ pub fn stored_after(
         return Ok(Image::Absent);
     };
     let before_path = file.moved_from.as_deref().unwrap_or(&file.path);
-    let Some(before) = blob_at(repo, &tree, &format!("before/{before_path}"))? else {
-        return Ok(Image::Broken);
+    let before = match before_at(repo, commit, before_path, depth) {
+        Ok(Some(before)) => before,
+        Ok(None) => return Ok(Image::Broken),
+        Err(e) if e.code == Code::ReceiptNotFound => return Ok(Image::Broken),
+        Err(e) => return Err(e),
     };
     Ok(crate::git::splices::rebuild(&before, &encoded).map_or(Image::Broken, Image::Rebuilt))
 }

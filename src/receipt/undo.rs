@@ -90,7 +90,7 @@ fn reverse(
         // The source of a move onto a new path comes back by moving the destination back.
         (Action::Deleted, _, Some(to)) if destination_created(stored, to) => Ok(Vec::new()),
         (Action::Deleted, _, _) => {
-            let content = image(repo, stored, "before", &file.path)?;
+            let content = before_image(repo, stored, &file.path)?;
             Ok(vec![op(
                 &file.path,
                 OpKind::Restore {
@@ -101,7 +101,7 @@ fn reverse(
             )])
         }
         (Action::Created, Some(from), _) => {
-            let content = image(repo, stored, "before", from)?;
+            let content = before_image(repo, stored, from)?;
             let expected = published(file)?;
             Ok(vec![
                 op(
@@ -132,7 +132,7 @@ fn reverse(
         )]),
         // Modified (a move with --overwrite lands here too: its source is re-created above).
         (Action::Modified | Action::Unchanged, _, _) => {
-            let content = image(repo, stored, "before", &file.path)?;
+            let content = before_image(repo, stored, &file.path)?;
             let expected = published(file)?;
             Ok(vec![op(
                 &file.path,
@@ -173,10 +173,10 @@ fn destination_created(stored: &Stored, to: &str) -> bool {
         .any(|f| f.path == to && f.action == Action::Created)
 }
 
-/// A stored image of the receipt (`before/<path>` or `after/<path>`). A pre-image is checked
-/// against the sha256 the receipt recorded for it (the ledger may file the index's blob of
-/// the path: `git::clean`), so undo never restores other bytes than those it replaced.
-fn image(repo: &gix::Repository, stored: &Stored, side: &str, path: &str) -> Result<Arc<Vec<u8>>> {
+/// The receipt's pre-image of `path` (`store::before_image`), checked against the sha256 the
+/// receipt recorded for it (the ledger may file the index's blob of the path: `git::clean`),
+/// so undo never restores other bytes than those it replaced.
+fn before_image(repo: &gix::Repository, stored: &Stored, path: &str) -> Result<Arc<Vec<u8>>> {
     let missing = |what: &str| {
         Error::new(
             Code::ReceiptNotFound,
@@ -186,8 +186,8 @@ fn image(repo: &gix::Repository, stored: &Stored, side: &str, path: &str) -> Res
             ),
         )
     };
-    let bytes = store::stored_file(repo, stored.commit, &format!("{side}/{path}"))?
-        .ok_or_else(|| missing(&format!("{side}-image")))?;
+    let bytes =
+        store::before_image(repo, stored.commit, path)?.ok_or_else(|| missing("before-image"))?;
     let recorded = stored
         .receipt
         .files
@@ -195,9 +195,7 @@ fn image(repo: &gix::Repository, stored: &Stored, side: &str, path: &str) -> Res
         .find(|f| f.path == path && f.sha256_before.is_some())
         .and_then(|f| f.sha256_before.as_deref());
     match recorded {
-        Some(hex) if side == "before" && Digest::of(&bytes).to_hex() != hex => {
-            Err(missing("intact pre-image"))
-        }
+        Some(hex) if Digest::of(&bytes).to_hex() != hex => Err(missing("intact pre-image")),
         _ => Ok(Arc::new(bytes)),
     }
 }

@@ -223,7 +223,7 @@ fn syntax_problem(
         return Ok(None);
     }
     let before_path = file.moved_from.as_deref().unwrap_or(&file.path);
-    let before = match store::stored_file(repo, stored.commit, &format!("before/{before_path}"))? {
+    let before = match store::before_image(repo, stored.commit, before_path)? {
         Some(bytes) => errors(&bytes)?,
         None => 0,
     };

@@ -269,7 +269,9 @@ fn restored(
         .detail("expected_sha256", expected.to_hex())
         .detail("actual_sha256", before.digest.to_hex()));
     }
-    let ranges = vec![(0..before.bytes.len(), 0..content.len())];
+    // Described by what it changes, so that the ledger stores the restore as splices and the
+    // API guard reads the regions around it.
+    let ranges = vec![crate::plan::splice::changed(&before.bytes, content)];
     let action = if before.bytes.as_slice() == content.as_slice() {
         Action::Unchanged
     } else {
@@ -283,6 +285,20 @@ fn restored(
         Vec::new(),
         Vec::new(),
     );
+    if action == Action::Modified {
+        // Observed, never refused: an undo puts back bytes that were there before. The gate's
+        // regions also give the API guard the declarations around the change.
+        let before = change.before.as_ref().map(|b| b.bytes.as_slice());
+        let rules = Rules::new(false, true);
+        let syntax = gate::check(
+            &g.path.rel,
+            before.map(|b| (b, None)),
+            content,
+            &ranges,
+            rules,
+        )?;
+        change.syntax = Some(syntax);
+    }
     change.ranges = ranges;
     super::mode::set(&mut change, executable);
     Ok(change)

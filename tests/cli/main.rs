@@ -20,6 +20,7 @@ mod identedit;
 mod indentation;
 mod languages;
 mod ledger;
+mod ledger_chain;
 mod ledger_cost;
 mod ledger_text;
 mod mcp;

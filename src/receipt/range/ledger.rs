@@ -63,7 +63,8 @@ pub fn receipts_for(repo: &gix::Repository, paths: &BTreeSet<String>) -> Result<
     Ok(out)
 }
 
-/// The receipt commit's parent, and whether its tree holds an image of one of `paths`.
+/// The receipt commit's parent, and whether its tree holds an image of one of `paths` (whole,
+/// as splices, or as a reference to an earlier receipt's).
 fn touches(
     repo: &gix::Repository,
     commit: ObjectId,
@@ -77,7 +78,7 @@ fn touches(
         .tree()
         .map_err(|e| git_error("reading a receipt", &e))?;
     for path in paths {
-        for side in ["after", "before"] {
+        for side in ["after", "before", "splices", "prior"] {
             let entry = tree
                 .lookup_entry_by_path(format!("{side}/{path}"))
                 .map_err(|e| git_error("reading a receipt tree", &e))?;
@@ -108,9 +109,13 @@ pub fn images(
         Some(_) => problems.push("the stored input does not hash to input.sha256".to_owned()),
         None => problems.push("the receipt holds no input".to_owned()),
     }
-    let mut before = store::stored_file(repo, stored.commit, &format!("before/{}", record.path))?;
+    let read_before = |path: &str| match store::before_image(repo, stored.commit, path) {
+        Err(e) if e.code == crate::error::Code::ReceiptNotFound => Ok(None),
+        other => other,
+    };
+    let mut before = read_before(&record.path)?;
     if let (None, Some(from)) = (&before, &record.moved_from) {
-        before = store::stored_file(repo, stored.commit, &format!("before/{from}"))?;
+        before = read_before(from)?;
     }
     let after = store::stored_after(repo, stored.commit, record)?;
     if matches!(after, store::Image::Broken) {
