@@ -1,8 +1,9 @@
 //! Pre-images the ledger holds already as an earlier receipt's post-image: the second edit of
 //! a file is the common case (an agent edits one file again and again), and its pre-image is
 //! the first edit's post-image, which the ledger stored as splices, not as a blob. Writing it
-//! whole again would cost what the file costs (0.25 s of zlib for 9 MB); instead the receipt
-//! tree files `prior/<path>`, a blob naming that receipt (`git::prior`).
+//! whole again would cost what the file costs (2.2 MB of zlib output, about 25 ms, for a 9 MB
+//! file); instead the receipt tree files `prior/<path>`, a blob naming that receipt
+//! (`git::prior`).
 //!
 //! Reading it (`store::before_image`) loads that receipt and rebuilds its post-image of the
 //! path, checked against its `sha256_after`. The earlier receipt is an ancestor of the new one
