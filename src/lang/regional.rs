@@ -337,14 +337,49 @@ fn new_side(
     }
     let bases = (w.range.start, new_start);
     let (new, errors) = Parsed::reparsed(provider, old, w, text, &ranges[own.clone()], bases)?;
-    // A rule on a whole scope sees only the region here: when what it counts changed, the
-    // whole file decides.
+    // A rule on a whole scope sees only the region here: when what it counts changed for a
+    // name the rest of the file also holds, the whole file decides.
     let facts = |p: &Parsed| scope_facts(provider, &p.tree, &p.bytes);
-    if errors > 0 || facts(old) != facts(&new) {
+    let (was, now) = (facts(old), facts(&new));
+    if errors > 0 || (was != now && !unseen_outside(&was, &now, before, &w.range)) {
         retire(new.tree);
         return Ok(NewSide::Dirty);
     }
     Ok(NewSide::Clean(new))
+}
+
+/// Whether every name whose count differs between `was` and `now` (both sorted) is absent
+/// from the file outside `region`, as a whole word. A scope rule relates bindings to names
+/// (a name bound twice, a private name used but not declared), and across a region's edge
+/// that takes the name written on both sides of it; inside the region, the region's own
+/// errors show it.
+fn unseen_outside(was: &[String], now: &[String], file: &[u8], region: &Range<usize>) -> bool {
+    let outside = [&file[..region.start], &file[region.end..]];
+    let unseen = |name: &String| {
+        outside
+            .iter()
+            .all(|part| !holds_word(part, name.as_bytes()))
+    };
+    beyond(was, now).all(unseen) && beyond(now, was).all(unseen)
+}
+
+/// The names of sorted `now` beyond those of sorted `was`, counted with repeats.
+fn beyond<'a>(was: &'a [String], now: &'a [String]) -> impl Iterator<Item = &'a String> {
+    let mut was = was.iter().peekable();
+    now.iter().filter(move |name| {
+        while was.next_if(|w| w < name).is_some() {}
+        was.next_if(|w| w == name).is_none()
+    })
+}
+
+/// Whether `word` occurs in `text` with no identifier character right before or after it.
+fn holds_word(text: &[u8], word: &[u8]) -> bool {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
+    memchr::memmem::find_iter(text, word).any(|at| {
+        let before = at.checked_sub(1).map(|i| text[i]);
+        let after = text.get(at + word.len()).copied();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
 }
 
 fn record(
@@ -397,6 +432,18 @@ mod tests {
         check(provider, source.as_bytes(), after.as_bytes(), &ranges)
             .expect("parses")
             .is_some()
+    }
+
+    #[test]
+    fn a_changed_binding_is_decided_on_its_region_unless_the_rest_of_the_file_names_it() {
+        let js = "const a = 1;\n\nconst b = 2;\n\nfunction f() {\n  return a;\n}\n";
+        let at = js.find("const b").expect("b");
+        let b = "const b".len();
+        assert!(clean("a.js", js, at, b, "const fresh"));
+        // The new name is declared above; the old one is read in f.
+        assert!(!clean("a.js", js, at, b, "const a"));
+        let at = js.find("const a").expect("a");
+        assert!(!clean("a.js", js, at, b, "const z"));
     }
 
     #[test]
