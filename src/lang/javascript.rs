@@ -23,13 +23,24 @@ const SCOPES: &[&str] = &[
 ];
 
 /// The early errors above: how many, and the first.
+/// A duplicate binding is located at its second binding, not at its scope.
 pub fn early_errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
-    count_stray(tree, source, |node, _| match node.kind() {
-        k if SCOPES.contains(&k) => duplicate_binding(node, source),
-        "private_property_identifier" => !private_declared(node, source),
-        "class_body" => duplicate_private(node, source),
-        _ => false,
-    })
+    let mut earliest: Option<Location> = None;
+    let (count, first) = count_stray(tree, source, |node, _| {
+        let found = match node.kind() {
+            k if SCOPES.contains(&k) => duplicate_binding(node, source),
+            "private_property_identifier" => {
+                (!private_declared(node, source)).then(|| Location::of(node))
+            }
+            "class_body" => duplicate_private(node, source).then(|| Location::of(node)),
+            _ => None,
+        };
+        if let Some(at) = found {
+            earliest = Some(earliest.map_or(at, |e| if at.byte < e.byte { at } else { e }));
+        }
+        found.is_some()
+    });
+    (count, earliest.or(first))
 }
 
 /// What the rules count, in a stable order: every binding of every scope, `export default`s
@@ -39,7 +50,7 @@ pub fn bindings(tree: &Tree, source: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     count_stray(tree, source, |node, text| {
         if SCOPES.contains(&node.kind()) {
-            out.extend(scope_names(node, source).into_iter().map(|(n, _)| n));
+            out.extend(scope_names(node, source).into_iter().map(|b| b.name));
         } else if node.kind() == "private_property_identifier" {
             out.push(String::from_utf8_lossy(text).into_owned());
         }
@@ -49,21 +60,32 @@ pub fn bindings(tree: &Tree, source: &[u8]) -> Vec<String> {
     out
 }
 
-/// Whether a name is bound twice in `scope` with one of the bindings lexical, or `export
-/// default` appears twice in it.
-fn duplicate_binding(scope: Node<'_>, source: &[u8]) -> bool {
-    let mut seen: HashMap<String, (usize, bool)> = HashMap::new();
-    for (name, lexical) in scope_names(scope, source) {
-        let e = seen.entry(name).or_default();
-        e.0 += 1;
-        e.1 |= lexical;
-    }
-    seen.values().any(|&(n, lexical)| n > 1 && lexical)
+/// One name a statement binds.
+struct Binding {
+    name: String,
+    /// `let`, `const`, `class` or `import` (not `var` or `function`).
+    lexical: bool,
+    at: Location,
 }
 
-/// The names `scope`'s own statements bind, each with whether the binding is lexical;
-/// `export default` counts as a lexical binding named `default`.
-fn scope_names(scope: Node<'_>, source: &[u8]) -> Vec<(String, bool)> {
+/// Where a name is bound twice in `scope` with one of the bindings lexical, or `export
+/// default` appears twice in it: the earliest second binding.
+fn duplicate_binding(scope: Node<'_>, source: &[u8]) -> Option<Location> {
+    let mut seen: HashMap<String, (Vec<Location>, bool)> = HashMap::new();
+    for b in scope_names(scope, source) {
+        let e = seen.entry(b.name).or_default();
+        e.0.push(b.at);
+        e.1 |= b.lexical;
+    }
+    seen.into_values()
+        .filter(|(at, lexical)| at.len() > 1 && *lexical)
+        .map(|(at, _)| at[1])
+        .min_by_key(|at| at.byte)
+}
+
+/// The names `scope`'s own statements bind; `export default` counts as a lexical binding
+/// named `default`.
+fn scope_names(scope: Node<'_>, source: &[u8]) -> Vec<Binding> {
     let mut out = Vec::new();
     let mut cursor = scope.walk();
     for child in scope.named_children(&mut cursor) {
@@ -71,7 +93,11 @@ fn scope_names(scope: Node<'_>, source: &[u8]) -> Vec<(String, bool)> {
         if child.kind() == "export_statement" {
             let mut c = child.walk();
             if child.children(&mut c).any(|k| k.kind() == "default") {
-                out.push(("default".to_owned(), true));
+                out.push(Binding {
+                    name: "default".to_owned(),
+                    lexical: true,
+                    at: Location::of(child),
+                });
             }
             match child.child_by_field_name("declaration") {
                 Some(d) => statement = d,
@@ -83,8 +109,12 @@ fn scope_names(scope: Node<'_>, source: &[u8]) -> Vec<(String, bool)> {
     out
 }
 
-fn statement_names(statement: Node<'_>, source: &[u8], out: &mut Vec<(String, bool)>) {
-    let text = |n: Node<'_>| String::from_utf8_lossy(&source[n.byte_range()]).into_owned();
+fn statement_names(statement: Node<'_>, source: &[u8], out: &mut Vec<Binding>) {
+    let binding = |n: Node<'_>, lexical| Binding {
+        name: String::from_utf8_lossy(&source[n.byte_range()]).into_owned(),
+        lexical,
+        at: Location::of(n),
+    };
     let mut cursor = statement.walk();
     match statement.kind() {
         "lexical_declaration" | "variable_declaration" => {
@@ -93,20 +123,20 @@ fn statement_names(statement: Node<'_>, source: &[u8], out: &mut Vec<(String, bo
                 if let Some(name) = d.child_by_field_name("name") {
                     let mut names = Vec::new();
                     pattern_names(name, &mut names);
-                    out.extend(names.into_iter().map(|n| (text(n), lexical)));
+                    out.extend(names.into_iter().map(|n| binding(n, lexical)));
                 }
             }
         }
         "class_declaration" | "function_declaration" | "generator_function_declaration" => {
             let lexical = statement.kind() == "class_declaration";
             if let Some(name) = statement.child_by_field_name("name") {
-                out.push((text(name), lexical));
+                out.push(binding(name, lexical));
             }
         }
         "import_statement" => {
             for clause in statement.named_children(&mut cursor) {
                 if clause.kind() == "import_clause" {
-                    import_names(clause, &mut |n| out.push((text(n), true)));
+                    import_names(clause, &mut |n| out.push(binding(n, true)));
                 }
             }
         }
@@ -270,6 +300,17 @@ mod tests {
             errors("for (let i = 0; ; ) {}\nfor (let i = 0; ; ) {}\n"),
             0
         );
+    }
+
+    #[test]
+    fn a_name_bound_twice_is_located_at_its_second_binding() {
+        let source = "const a = 1;\nfunction f() {\n  let b = 1;\n  let b = 2;\n}\nconst a = 2;\n";
+        let provider = provider_for("a.js").expect("provider");
+        let tree = parse(provider, source.as_bytes(), None).expect("parses");
+        let (count, at) = early_errors(&tree, source.as_bytes());
+        assert_eq!(count, 2);
+        let at = at.expect("a location");
+        assert_eq!((at.line, at.column), (4, 7));
     }
 
     #[test]
