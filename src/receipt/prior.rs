@@ -29,8 +29,8 @@ const SEARCH: usize = 8;
 pub enum Found {
     /// A blob: the earlier receipt stored its post-image whole.
     Blob(ObjectId),
-    /// Spliced in `commit`: the reference to file and the pre-image's blob id as that receipt
-    /// recorded it.
+    /// The earlier receipt holds splices: the reference to file as `prior/<path>`, and the
+    /// pre-image's blob id as that receipt recorded it.
     Receipt {
         reference: Vec<u8>,
         blob: Option<ObjectId>,
