@@ -37,22 +37,34 @@ pub enum Found {
     },
 }
 
-/// The newest receipt among the last few whose post-image of `rel` has the sha256 `digest`,
-/// and how its image is held; `None` when there is none or its chain is already long.
-pub fn find(repo: &gix::Repository, rel: &str, digest: &str) -> Option<Found> {
-    let mut next = ref_target(repo, LOG_REF).ok()??;
-    for _ in 0..SEARCH {
-        let stored = store::load(repo, next).ok()?;
-        let wrote = stored.receipt.files.iter().find(|f| writes(f, rel));
-        if let Some(record) = wrote {
-            if record.sha256_after.as_deref() != Some(digest) {
-                return None;
-            }
-            return held(repo, stored.commit, record);
-        }
-        next = stored.parent?;
+/// The newest receipts of the log, read once per command for all its files.
+pub fn recent(repo: &gix::Repository) -> Vec<store::Stored> {
+    let mut out = Vec::new();
+    let mut next = ref_target(repo, LOG_REF).ok().flatten();
+    while let Some(commit) = next.filter(|_| out.len() < SEARCH) {
+        let Ok(stored) = store::load(repo, commit) else {
+            break;
+        };
+        next = stored.parent;
+        out.push(stored);
     }
-    None
+    out
+}
+
+/// The newest of `recent` whose post-image of `rel` has the sha256 `digest`, and how its
+/// image is held; `None` when there is none or its chain is already long.
+pub fn find(
+    repo: &gix::Repository,
+    recent: &[store::Stored],
+    rel: &str,
+    digest: &str,
+) -> Option<Found> {
+    let (stored, record) = recent
+        .iter()
+        .find_map(|s| Some((s, s.receipt.files.iter().find(|f| writes(f, rel))?)))?;
+    (record.sha256_after.as_deref() == Some(digest))
+        .then(|| held(repo, stored.commit, record))
+        .flatten()
 }
 
 /// Whether `record` published a post-image at `rel` in place (not moved there).

@@ -369,6 +369,7 @@ fn add_images(
     files: &[FileChange],
 ) -> Result<Images> {
     let known = crate::git::clean::index_ids(repo, files);
+    let recent = std::cell::OnceCell::new();
     let mut referenced = Images::new();
     for change in files.iter().filter(|c| c.action != Action::Unchanged) {
         let rel = &change.path.rel;
@@ -378,7 +379,7 @@ fn add_images(
                 .get(rel)
                 .copied()
                 .map(Found::Blob)
-                .or_else(|| prior(repo, change))
+                .or_else(|| prior(repo, &recent, change))
             {
                 Some(Found::Blob(id)) => tree.entries.push((key, id)),
                 Some(Found::Receipt { reference, blob }) => {
@@ -401,15 +402,21 @@ fn add_images(
     Ok(referenced)
 }
 
-/// Where an earlier receipt holds `change`'s pre-image, for a large file modified in place.
-fn prior(repo: &gix::Repository, change: &FileChange) -> Option<Found> {
+/// Where an earlier receipt holds `change`'s pre-image, for a large file modified in place
+/// (the newest receipts are read on the first such file).
+fn prior(
+    repo: &gix::Repository,
+    recent: &std::cell::OnceCell<Vec<super::store::Stored>>,
+    change: &FileChange,
+) -> Option<Found> {
     let before = change.before.as_ref()?;
     let in_place = change.action == Action::Modified && change.moved.is_none();
-    if !in_place || before.bytes.len() < crate::receipt::prior::WORTH {
+    if !in_place || before.bytes.len() < super::prior::WORTH {
         return None;
     }
     let digest = change.digest_before()?.to_hex();
-    crate::receipt::prior::find(repo, &change.path.rel, &digest)
+    let recent = recent.get_or_init(|| super::prior::recent(repo));
+    super::prior::find(repo, recent, &change.path.rel, &digest)
 }
 
 fn build(
