@@ -9,22 +9,13 @@ use crate::lang::Location;
 pub fn errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
     let (blocks, first_block) = top_level_blocks(tree);
     let (names, first_name) = keyword_types(tree, source);
-    let first = match (first_block, first_name) {
-        (Some(a), Some(b)) => Some(if b.byte < a.byte { b } else { a }),
-        (a, b) => a.or(b),
-    };
-    (blocks + names, first)
+    (blocks + names, Location::earlier(first_block, first_name))
 }
 
 /// A block at the top level (a function whose declarator line was deleted), which
 /// tree-sitter-c takes as a statement.
 fn top_level_blocks(tree: &Tree) -> (usize, Option<Location>) {
-    let root = tree.root_node();
-    let mut cursor = root.walk();
-    let blocks: Vec<Node<'_>> = root
-        .named_children(&mut cursor)
-        .filter(|c| c.kind() == "compound_statement")
-        .collect();
+    let blocks = crate::lang::top_level(tree, "compound_statement");
     (blocks.len(), blocks.first().map(|n| Location::of(*n)))
 }
 

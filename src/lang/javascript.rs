@@ -35,9 +35,7 @@ pub fn early_errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
             "class_body" => duplicate_private(node, source).then(|| Location::of(node)),
             _ => None,
         };
-        if let Some(at) = found {
-            earliest = Some(earliest.map_or(at, |e| if at.byte < e.byte { at } else { e }));
-        }
+        earliest = Location::earlier(earliest, found);
         found.is_some()
     });
     (count, earliest.or(first))

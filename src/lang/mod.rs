@@ -124,6 +124,23 @@ impl Location {
             byte: node.start_byte(),
         }
     }
+
+    /// The one of `a` and `b` that comes first in the file.
+    pub fn earlier(a: Option<Self>, b: Option<Self>) -> Option<Self> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(if b.byte < a.byte { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// The root's named children of `kind`, in order.
+pub(crate) fn top_level<'t>(tree: &'t tree_sitter::Tree, kind: &str) -> Vec<Node<'t>> {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor)
+        .filter(|c| c.kind() == kind)
+        .collect()
 }
 
 #[cfg(test)]

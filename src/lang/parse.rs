@@ -153,10 +153,7 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
     if provider.name == "python" {
         let (extra, at) = crate::lang::indent::python_errors(tree, source);
         count += extra;
-        first = match (first, at) {
-            (Some(a), Some(b)) => Some(if b.byte < a.byte { b } else { a }),
-            (a, b) => a.or(b),
-        };
+        first = Location::earlier(first, at);
     }
     (count, first)
 }
@@ -167,14 +164,10 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
 pub fn scope_facts(provider: &Provider, tree: &Tree, source: &[u8]) -> Vec<String> {
     match provider.name {
         "javascript" => crate::lang::javascript::bindings(tree, source),
-        "java" => {
-            let root = tree.root_node();
-            let mut cursor = root.walk();
-            root.named_children(&mut cursor)
-                .filter(|c| c.kind() == "package_declaration")
-                .map(|_| "package".to_owned())
-                .collect()
-        }
+        "java" => crate::lang::top_level(tree, "package_declaration")
+            .iter()
+            .map(|_| "package".to_owned())
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -211,13 +204,8 @@ fn errors_outside(tree: &Tree, source: &[u8], language: &str) -> (usize, Option<
 /// Java's compilation unit holds at most one package declaration (tree-sitter-java takes
 /// any number).
 fn java_packages(tree: &Tree) -> (usize, Option<Location>) {
-    let root = tree.root_node();
-    let mut cursor = root.walk();
-    let extra: Vec<Node<'_>> = root
-        .named_children(&mut cursor)
-        .filter(|c| c.kind() == "package_declaration")
-        .skip(1)
-        .collect();
+    let packages = crate::lang::top_level(tree, "package_declaration");
+    let extra = packages.get(1..).unwrap_or_default();
     (extra.len(), extra.first().map(|n| Location::of(*n)))
 }
 
