@@ -37,33 +37,56 @@ pub enum Found {
     },
 }
 
-/// The newest receipts of the log, read once per command for all its files.
-pub fn recent(repo: &gix::Repository) -> Vec<store::Stored> {
-    let mut out = Vec::new();
-    let mut next = ref_target(repo, LOG_REF).ok().flatten();
-    while let Some(commit) = next.filter(|_| out.len() < SEARCH) {
-        let Ok(stored) = store::load(repo, commit) else {
-            break;
-        };
-        next = stored.parent;
-        out.push(stored);
-    }
-    out
+/// The newest receipts of the log, read once per command for all its files, and only as far
+/// as a search needs: the receipt that wrote a path is usually the newest one.
+pub struct Recent<'r> {
+    repo: &'r gix::Repository,
+    read: Vec<store::Stored>,
+    /// The next older receipt to read; `None` once the log's start or a non-receipt is met.
+    next: Option<ObjectId>,
 }
 
-/// The newest of `recent` whose post-image of `rel` has the sha256 `digest`, and how its
-/// image is held; `None` when there is none or its chain is already long.
-pub fn find(
-    repo: &gix::Repository,
-    recent: &[store::Stored],
-    rel: &str,
-    digest: &str,
-) -> Option<Found> {
-    let (stored, record) = recent
-        .iter()
-        .find_map(|s| Some((s, s.receipt.files.iter().find(|f| writes(f, rel))?)))?;
+impl<'r> Recent<'r> {
+    /// Reads nothing yet but the log's tip.
+    pub fn new(repo: &'r gix::Repository) -> Self {
+        let next = ref_target(repo, LOG_REF).ok().flatten();
+        Recent {
+            repo,
+            read: Vec::new(),
+            next,
+        }
+    }
+
+    /// The `i`th newest receipt (reading it now if it is the next), within [`SEARCH`].
+    fn get(&mut self, i: usize) -> Option<&store::Stored> {
+        if i == self.read.len() && i < SEARCH {
+            let stored = store::load(self.repo, self.next.take()?).ok()?;
+            self.next = stored.parent;
+            self.read.push(stored);
+        }
+        self.read.get(i)
+    }
+
+    /// The newest receipt that published a post-image at `rel` in place, and its record.
+    fn writer(&mut self, rel: &str) -> Option<(ObjectId, &FileRecord)> {
+        let mut i = 0;
+        while !self.get(i)?.receipt.files.iter().any(|f| writes(f, rel)) {
+            i += 1;
+        }
+        let stored = &self.read[i];
+        let record = stored.receipt.files.iter().find(|f| writes(f, rel))?;
+        Some((stored.commit, record))
+    }
+}
+
+/// The newest receipt of `recent` that wrote `rel`, when its post-image has the sha256
+/// `digest`, and how its image is held; `None` when there is none or its chain is already
+/// long.
+pub fn find(recent: &mut Recent<'_>, rel: &str, digest: &str) -> Option<Found> {
+    let repo = recent.repo;
+    let (commit, record) = recent.writer(rel)?;
     (record.sha256_after.as_deref() == Some(digest))
-        .then(|| held(repo, stored.commit, record))
+        .then(|| held(repo, commit, record))
         .flatten()
 }
 

@@ -369,7 +369,7 @@ fn add_images(
     files: &[FileChange],
 ) -> Result<Images> {
     let known = crate::git::clean::index_ids(repo, files);
-    let recent = std::cell::OnceCell::new();
+    let mut recent = None;
     let mut referenced = Images::new();
     for change in files.iter().filter(|c| c.action != Action::Unchanged) {
         let rel = &change.path.rel;
@@ -379,7 +379,7 @@ fn add_images(
                 .get(rel)
                 .copied()
                 .map(Found::Blob)
-                .or_else(|| prior(repo, &recent, change))
+                .or_else(|| prior(repo, &mut recent, change))
             {
                 Some(Found::Blob(id)) => tree.entries.push((key, id)),
                 Some(Found::Receipt { reference, blob }) => {
@@ -403,10 +403,10 @@ fn add_images(
 }
 
 /// Where an earlier receipt holds `change`'s pre-image, for a large file modified in place
-/// (the newest receipts are read on the first such file).
-fn prior(
-    repo: &gix::Repository,
-    recent: &std::cell::OnceCell<Vec<super::store::Stored>>,
+/// (the newest receipts are read from the first such file on, as far as each search needs).
+fn prior<'r>(
+    repo: &'r gix::Repository,
+    recent: &mut Option<super::prior::Recent<'r>>,
     change: &FileChange,
 ) -> Option<Found> {
     let before = change.before.as_ref()?;
@@ -415,8 +415,8 @@ fn prior(
         return None;
     }
     let digest = change.digest_before()?.to_hex();
-    let recent = recent.get_or_init(|| super::prior::recent(repo));
-    super::prior::find(repo, recent, &change.path.rel, &digest)
+    let recent = recent.get_or_insert_with(|| super::prior::Recent::new(repo));
+    super::prior::find(recent, &change.path.rel, &digest)
 }
 
 fn build(

@@ -119,3 +119,30 @@ fn a_long_chain_is_cut_by_a_whole_pre_image() {
     let (rc, doc) = repo.json(&["undo", &receipts[19]]);
     assert_eq!(rc, 0, "{doc}");
 }
+
+#[test]
+fn the_search_passes_receipts_of_other_files_up_to_eight() {
+    let (repo, _) = large_repo();
+    repo.write("small.py", "a = 1\n").commit();
+    let small = |i: usize| {
+        let (from, to) = (format!("a = {i}"), format!("a = {}", i + 1));
+        let (rc, doc) = repo.json(&["edit", "small.py", "--find", &from, "--replace", &to]);
+        assert_eq!(rc, 0, "{doc}");
+    };
+    let first = edit_line(&repo, 100);
+    (1..=7).for_each(small);
+    // Seven receipts of another file lie between: the eighth newest wrote big.py.
+    let second = edit_line(&repo, 200);
+    assert!(stored(&repo, &second).contains(&"prior/big.py".to_owned()));
+    let reference = git(
+        repo.path(),
+        &["cat-file", "-p", &format!("{second}:prior/big.py")],
+    );
+    assert!(reference.starts_with(&format!("identedit-prior/1 {first} ")));
+    (8..=15).for_each(small);
+    // Eight between: the writer is out of reach, and the pre-image is stored whole.
+    let third = edit_line(&repo, 300);
+    assert!(stored(&repo, &third).contains(&"before/big.py".to_owned()));
+    let (rc, doc) = repo.json(&["undo", &third]);
+    assert_eq!(rc, 0, "{doc}");
+}
