@@ -29,3 +29,32 @@ pub fn use_mimalloc_for_parsers() {
         tree_sitter::set_allocator(Some(allocator));
     }
 }
+
+/// From this size on, a file's bytes are held in memory backed by transparent huge pages.
+const HUGE_FROM: usize = 4 << 20;
+
+/// An empty buffer with room for `capacity` bytes of file data. A large one asks the kernel
+/// for transparent huge pages (`madvise`; a no-op where they are off): filling 9 MB of fresh
+/// 4 KiB pages costs about 2,200 page faults, 4 to 5 ms, against a handful of 2 MiB faults.
+pub fn buffer(capacity: usize) -> Vec<u8> {
+    let out: Vec<u8> = Vec::with_capacity(capacity);
+    if capacity >= HUGE_FROM {
+        advise_huge(out.as_ptr() as usize, capacity);
+    }
+    out
+}
+
+/// Marks the whole pages inside `start..start + len` for huge pages.
+#[allow(unsafe_code)]
+fn advise_huge(start: usize, len: usize) {
+    const PAGE: usize = 4096;
+    let first = start.next_multiple_of(PAGE);
+    let end = (start + len) & !(PAGE - 1);
+    if end > first {
+        // SAFETY: madvise only changes how the kernel backs pages this buffer owns (its
+        // allocation covers first..end); it never reads, writes or unmaps them.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+        }
+    }
+}

@@ -88,7 +88,7 @@ pub fn anchored(splices: &[Splice], anchors: &[(usize, usize)]) -> Result<(), Ov
 /// Applies ordered, non-overlapping splices to `original`.
 pub fn apply(original: &[u8], splices: &[Splice]) -> Vec<u8> {
     let grown: usize = splices.iter().map(|s| s.text.len()).sum();
-    let mut out = Vec::with_capacity(original.len() + grown);
+    let mut out = crate::alloc::buffer(original.len() + grown);
     let mut cursor = 0;
     for splice in splices {
         out.extend_from_slice(&original[cursor..splice.range.start]);

@@ -169,7 +169,7 @@ fn open_checked(path: &TargetPath) -> Result<(fs::File, Metadata, std::time::Sys
 
 fn read_all(path: &TargetPath, mut file: fs::File, meta: &Metadata) -> Result<Vec<u8>> {
     use std::io::Read;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    let mut bytes = crate::alloc::buffer(usize::try_from(meta.len()).unwrap_or(0));
     file.read_to_end(&mut bytes)
         .map_err(|e| Error::io(&path.rel, &e).detail("path", path.rel.as_str()))?;
     Ok(bytes)
