@@ -16,6 +16,13 @@ pub enum Endings {
 impl Endings {
     pub fn of(text: &str) -> Self {
         let bytes = text.as_bytes();
+        // Most files hold no `\r` at all: one SIMD scan, not a step per line.
+        if memchr::memchr(b'\r', bytes).is_none() {
+            return match memchr::memchr(b'\n', bytes) {
+                Some(_) => Endings::Lf,
+                None => Endings::None,
+            };
+        }
         let (mut lf, mut crlf) = (0usize, 0usize);
         for i in memchr::memchr_iter(b'\n', bytes) {
             if i > 0 && bytes[i - 1] == b'\r' {
@@ -162,6 +169,8 @@ mod tests {
         assert_eq!(Endings::of("a\nb\n"), Endings::Lf);
         assert_eq!(Endings::of("a\r\nb\r\n"), Endings::Crlf);
         assert_eq!(Endings::of("a\r\nb\n"), Endings::Mixed);
+        assert_eq!(Endings::of("a\rb"), Endings::None);
+        assert_eq!(Endings::of("a\rb\n"), Endings::Lf);
         assert_eq!(Endings::Crlf.convert("x\ny\r\nz"), "x\r\ny\r\nz");
         assert_eq!(Endings::Lf.convert("x\r\ny"), "x\ny");
         assert_eq!(Endings::Mixed.convert("x\ny"), "x\ny");

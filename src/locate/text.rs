@@ -75,8 +75,12 @@ pub fn resolve(edit: &TextEdit, text: &str, ctx: &EditContext<'_>) -> Result<Res
 /// Every start of `needle` in `haystack`, overlapping ones included.
 fn match_starts(haystack: &str, needle: &str) -> Vec<usize> {
     let mut starts = Vec::new();
+    if needle.is_empty() {
+        return starts;
+    }
+    let finder = memchr::memmem::Finder::new(needle);
     let mut from = 0;
-    while let Some(found) = haystack[from..].find(needle) {
+    while let Some(found) = finder.find(&haystack.as_bytes()[from..]) {
         let at = from + found;
         starts.push(at);
         from = at + haystack[at..].chars().next().map_or(1, char::len_utf8);
@@ -215,6 +219,13 @@ mod tests {
             &resolved.splices,
         ))
         .into_owned())
+    }
+
+    #[test]
+    fn starts_overlap_and_fall_on_characters() {
+        assert_eq!(match_starts("aaaa", "aa"), [0, 1, 2]);
+        assert_eq!(match_starts("éé-éé", "éé"), [0, 5]);
+        assert_eq!(match_starts("abc", ""), Vec::<usize>::new());
     }
 
     #[test]
