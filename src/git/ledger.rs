@@ -60,6 +60,33 @@ impl Hashing {
     }
 }
 
+/// A blob written on another thread. Dropping it waits for the thread, so no write outlives
+/// the receipt that started it.
+pub struct Writing(Option<std::thread::JoinHandle<Result<ObjectId>>>);
+
+impl Writing {
+    /// Starts storing `bytes` as a blob.
+    pub fn start(repo: &gix::Repository, bytes: &std::sync::Arc<Vec<u8>>) -> Self {
+        let (repo, bytes) = (repo.clone(), std::sync::Arc::clone(bytes));
+        Self(Some(std::thread::spawn(move || write_blob(&repo, &bytes))))
+    }
+
+    /// The blob's id, once written.
+    pub fn id(mut self) -> Result<ObjectId> {
+        let failed = || crate::error::Error::internal("writing a blob on another thread failed");
+        let thread = self.0.take().ok_or_else(failed)?;
+        thread.join().unwrap_or_else(|_| Err(failed()))
+    }
+}
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        if let Some(thread) = self.0.take() {
+            drop(thread.join());
+        }
+    }
+}
+
 /// The blob id `bytes` would have, without writing anything.
 pub fn blob_id(repo: &gix::Repository, bytes: &[u8]) -> Option<ObjectId> {
     gix::objs::compute_hash(repo.object_hash(), gix::object::Kind::Blob, bytes).ok()

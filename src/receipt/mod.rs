@@ -10,6 +10,7 @@
 //! `store` reads it back, `verify` and `undo` act on it.
 
 pub mod evidence;
+pub mod images;
 pub mod logs;
 pub mod observe;
 pub mod prior;

@@ -10,8 +10,8 @@ use std::os::unix::fs::PermissionsExt;
 
 use serde_json::json;
 
+use super::images::{self, Images, Placed};
 use super::observe::{self, Scan};
-use super::prior::Found;
 use super::{
     AppliedTo, FileRecord, Input, Kind, LABEL_REF_PREFIX, LOG_REF, Observed, RECEIPT_SCHEMA,
     Receipt, Reference, Status, Tool, ref_safe_label,
@@ -109,6 +109,8 @@ pub struct Recorder {
     /// The blob ids of large post-images, hashed on another core while the files are
     /// published (`after/<path>` → id).
     hashing: Vec<(String, ledger::Hashing)>,
+    /// Where each pre-image goes, decided before the publish (`receipt::images`).
+    placed: Option<Placed>,
 }
 
 impl Recorder {
@@ -128,6 +130,7 @@ impl Recorder {
             recorded: None,
             index_lock: None,
             hashing: Vec::new(),
+            placed: None,
         }
     }
 
@@ -135,7 +138,7 @@ impl Recorder {
         // The images first: each is hashed once, and its id goes into receipt.json.
         let mut tree = TreeFiles::default();
         let referenced = match status {
-            Status::Applied => add_images(&self.repo, &mut tree, files)?,
+            Status::Applied => images::add(&self.repo, &mut tree, files, self.placed.take())?,
             _ => Images::new(),
         };
         let mut images: Images = tree.entries.iter().cloned().collect();
@@ -208,6 +211,7 @@ impl txn::Observer for Recorder {
         self.scope = observe::scope(files);
         self.before = Some(observe::scan(&self.root, &self.scope));
         self.hashing = large_post_images(&self.repo, files);
+        self.placed = Some(images::place(&self.repo, files));
         Ok(())
     }
 
@@ -353,70 +357,6 @@ fn large_post_images(
             )
         })
         .collect()
-}
-
-/// Blob ids of stored images, by their path in the receipt tree (`before/<path>`).
-type Images = std::collections::HashMap<String, gix::ObjectId>;
-
-/// The images of every changed file: a pre-image the index already names is filed by that
-/// id (`git::clean`), a large one an earlier receipt published by a reference to it
-/// (`receipt::prior`), others are written; a post-image is stored as its splices on the
-/// pre-image when they rebuild it (`git::splices`, its blob id still recorded), else whole.
-/// Returns the blob ids of pre-images filed by reference (for `blob_before`).
-fn add_images(
-    repo: &gix::Repository,
-    tree: &mut TreeFiles,
-    files: &[FileChange],
-) -> Result<Images> {
-    let known = crate::git::clean::index_ids(repo, files);
-    let mut recent = None;
-    let mut referenced = Images::new();
-    for change in files.iter().filter(|c| c.action != Action::Unchanged) {
-        let rel = &change.path.rel;
-        if let Some(before) = &change.before {
-            let key = format!("before/{rel}");
-            match known
-                .get(rel)
-                .copied()
-                .map(Found::Blob)
-                .or_else(|| prior(repo, &mut recent, change))
-            {
-                Some(Found::Blob(id)) => tree.entries.push((key, id)),
-                Some(Found::Receipt { reference, blob }) => {
-                    tree.add(repo, format!("prior/{rel}"), &reference)?;
-                    referenced.extend(blob.map(|id| (key, id)));
-                }
-                None => drop(tree.add(repo, key, &before.bytes)?),
-            }
-        }
-        let Some(after) = &change.after else { continue };
-        let spliced = change
-            .before
-            .as_ref()
-            .and_then(|b| crate::git::splices::encode(&b.bytes, after, &change.ranges));
-        match spliced {
-            Some(encoded) => drop(tree.add(repo, format!("splices/{rel}"), &encoded)?),
-            None => drop(tree.add(repo, format!("after/{rel}"), after)?),
-        }
-    }
-    Ok(referenced)
-}
-
-/// Where an earlier receipt holds `change`'s pre-image, for a large file modified in place
-/// (the newest receipts are read from the first such file on, as far as each search needs).
-fn prior<'r>(
-    repo: &'r gix::Repository,
-    recent: &mut Option<super::prior::Recent<'r>>,
-    change: &FileChange,
-) -> Option<Found> {
-    let before = change.before.as_ref()?;
-    let in_place = change.action == Action::Modified && change.moved.is_none();
-    if !in_place || before.bytes.len() < super::prior::WORTH {
-        return None;
-    }
-    let digest = change.digest_before()?.to_hex();
-    let recent = recent.get_or_insert_with(|| super::prior::Recent::new(repo));
-    super::prior::find(recent, &change.path.rel, &digest)
 }
 
 fn build(

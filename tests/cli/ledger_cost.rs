@@ -191,3 +191,36 @@ fn a_large_post_images_blob_id_is_the_one_git_computes() {
         assert_eq!(rc, 0, "{doc}");
     }
 }
+
+/// A pre-image of a megabyte or more that nothing holds yet (changed by hand since the
+/// commit) is written whole while the files are published: the receipt files it under
+/// `before/` by the id git computes, and undo restores those bytes.
+#[test]
+fn a_large_dirty_pre_image_is_written_beside_the_publish() {
+    let text: String = (0..60_000)
+        .map(|i| format!("entry {i} of many\n"))
+        .collect();
+    let repo = Repo::new();
+    repo.write("large.txt", &text).commit();
+    let dirty = text.replacen("entry 3 of", "hand-edited 3 of", 1);
+    repo.write("large.txt", &dirty);
+    let expected = git(repo.path(), &["hash-object", "large.txt"]);
+    let (rc, doc) = repo.json(&[
+        "edit",
+        "large.txt",
+        "--find",
+        "entry 59990 of",
+        "--replace",
+        "ENTRY 59990 of",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    let commit = doc["receipt"]["commit"].as_str().expect("commit");
+    let stored = git(
+        repo.path(),
+        &["rev-parse", &format!("{commit}:before/large.txt")],
+    );
+    assert_eq!(stored.trim(), expected.trim());
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text("large.txt"), dirty);
+}
