@@ -177,6 +177,11 @@ pub fn check(
     let mut budget = 2 * before.len();
     let versions = (before, after);
     while let Some(cluster) = next {
+        // A cluster whose edits the last region's new bytes already hold.
+        if found.last().is_some_and(|last| cluster.end <= last.0.end) {
+            next = pending.next();
+            continue;
+        }
         // A cluster inside the last region: that region's original is known to parse, so
         // only its new bytes are parsed again, with the edits of both.
         if let Some(last) = found.last_mut()
@@ -186,9 +191,9 @@ pub fn check(
             budget -= last.1.range.len();
             let merged = last.0.start..cluster.end;
             match new_side(provider, &last.1, &last.2, versions, ranges, &merged)? {
-                NewSide::Clean(new) => {
+                NewSide::Clean(new, held) => {
                     retire(std::mem::replace(&mut last.3, new).tree);
-                    last.0 = merged;
+                    last.0 = held;
                     next = pending.next();
                     continue;
                 }
@@ -196,7 +201,7 @@ pub fn check(
                 NewSide::Wider => {}
             }
         }
-        let Some((window, old, new)) =
+        let Some((window, old, (new, held))) =
             region_of(provider, versions, ranges, &cluster, &mut budget)?
         else {
             return Ok(None);
@@ -209,7 +214,7 @@ pub fn check(
             Some(last) => found.push(last),
             None => {}
         }
-        found.push((cluster, window, old, new));
+        found.push((held, window, old, new));
         next = pending.next();
     }
     for (cluster, window, old, new) in found {
@@ -221,14 +226,14 @@ pub fn check(
 }
 
 /// The innermost region around the edits of `cluster` whose original and new bytes both
-/// parse cleanly; `None` when the whole file must decide.
+/// parse cleanly, with the edits it holds; `None` when the whole file must decide.
 fn region_of(
     provider: &'static Provider,
     (before, after): (&[u8], &[u8]),
     ranges: &[(Range<usize>, Range<usize>)],
     cluster: &Range<usize>,
     budget: &mut usize,
-) -> Result<Option<(Window, Parsed, Parsed)>> {
+) -> Result<Option<(Window, Parsed, Held)>> {
     let edits = &ranges[cluster.clone()];
     let span = edits[0].0.start..edits[edits.len() - 1].0.end;
     let mut failure = None;
@@ -277,7 +282,11 @@ fn stays_inside(old: &[u8], new: &[u8]) -> bool {
     code
 }
 
-type Pair = (Option<Parsed>, Option<Parsed>);
+/// A window's new bytes parsed, with the edits they hold.
+type Held = (Parsed, Range<usize>);
+
+/// A window's original parsed, and its new bytes when clean.
+type Pair = (Option<Parsed>, Option<Held>);
 
 /// Parses a window's original bytes: `None` (try a wider one) when they have errors;
 /// otherwise the new bytes too, `(Some, None)` when those have errors.
@@ -299,7 +308,7 @@ fn try_window(
             None
         }
         NewSide::Dirty => Some((Some(old), None)),
-        NewSide::Clean(new) => Some((Some(old), Some(new))),
+        NewSide::Clean(new, held) => Some((Some(old), Some((new, held)))),
     })
 }
 
@@ -309,7 +318,8 @@ enum NewSide {
     Wider,
     /// They have errors (or a scope rule's counts changed): the whole file decides.
     Dirty,
-    Clean(Parsed),
+    /// Clean, with the edits the window holds (its own and any later one inside it).
+    Clean(Parsed, Range<usize>),
 }
 
 /// Parses the new bytes of window `w` (the edits of `own` applied), whose original `old`
@@ -322,8 +332,11 @@ fn new_side(
     ranges: &[(Range<usize>, Range<usize>)],
     own: &Range<usize>,
 ) -> Result<NewSide> {
+    let Some(own) = inside(ranges, &w.range, own) else {
+        return Ok(NewSide::Wider);
+    };
     let new_start = shifted(w.range.start, ranges, &(0..0));
-    let new_range = new_start..shifted(w.range.end, ranges, own);
+    let new_range = new_start..shifted(w.range.end, ranges, &own);
     let open_end = (w.range.end < before.len() && !w.closed_end) || provider.name == "python";
     let text = &after[new_range];
     if open_end && !crate::lang::region::ends_statement(provider, text) {
@@ -345,7 +358,30 @@ fn new_side(
         retire(new.tree);
         return Ok(NewSide::Dirty);
     }
-    Ok(NewSide::Clean(new))
+    Ok(NewSide::Clean(new, own))
+}
+
+/// The edits whose bytes lie in window `region` of the original, as an index range: its own
+/// (`own`) and any other that falls in it, since the window's new bytes hold those too;
+/// `None` when an edit straddles an edge of the window.
+fn inside(
+    ranges: &[(Range<usize>, Range<usize>)],
+    region: &Range<usize>,
+    own: &Range<usize>,
+) -> Option<Range<usize>> {
+    let mut start = own.start;
+    while start > 0 && ranges[start - 1].0.start >= region.start {
+        start -= 1;
+    }
+    let mut end = own.end;
+    while ranges.get(end).is_some_and(|(o, _)| o.start < region.end) {
+        end += 1;
+    }
+    let into_start = start
+        .checked_sub(1)
+        .is_some_and(|i| ranges[i].0.end > region.start);
+    let past_end = ranges[start..end].iter().any(|(o, _)| o.end > region.end);
+    (!into_start && !past_end).then_some(start..end)
 }
 
 /// Whether every name whose count differs between `was` and `now` (both sorted) is absent
@@ -419,153 +455,4 @@ fn record(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::check;
-    use crate::lang::provider_for;
-
-    /// The regional verdict of replacing `old` by `new` in `source`: clean (`true`), or
-    /// left to the whole file (`false`).
-    fn clean(path: &str, source: &str, at: usize, old: usize, new: &str) -> bool {
-        let provider = provider_for(path).expect("provider");
-        let after = format!("{}{new}{}", &source[..at], &source[at + old..]);
-        let ranges = [(at..at + old, at..at + new.len())];
-        check(provider, source.as_bytes(), after.as_bytes(), &ranges)
-            .expect("parses")
-            .is_some()
-    }
-
-    #[test]
-    fn a_changed_binding_is_decided_on_its_region_unless_the_rest_of_the_file_names_it() {
-        let js = "const a = 1;\n\nconst b = 2;\n\nfunction f() {\n  return a;\n}\n";
-        let at = js.find("const b").expect("b");
-        let b = "const b".len();
-        assert!(clean("a.js", js, at, b, "const fresh"));
-        // The new name is declared above; the old one is read in f.
-        assert!(!clean("a.js", js, at, b, "const a"));
-        let at = js.find("const a").expect("a");
-        assert!(!clean("a.js", js, at, b, "const z"));
-    }
-
-    #[test]
-    fn an_insertion_at_the_end_of_the_file_is_in_its_region() {
-        let py = "def g():\n    return 2\n";
-        assert!(!clean("b.py", py, py.len(), 0, "def (:\n"));
-        assert!(clean("b.py", py, py.len(), 0, "def h():\n    pass\n"));
-    }
-
-    #[test]
-    fn a_method_edited_in_a_class_body_region_keeps_its_qualified_name() {
-        let py = "class P:\n    def f(self, a):\n        return a\n\n    def g(self):\n        return 2\n";
-        let (at, old) = (py.find("self, a").expect("params"), "self, a".len());
-        let after = py.replacen("self, a", "self, a, b", 1);
-        let provider = provider_for("a.py").expect("provider");
-        let ranges = [(at..at + old, at..at + old + 3)];
-        let clean = check(provider, py.as_bytes(), after.as_bytes(), &ranges)
-            .expect("parses")
-            .expect("a clean region");
-        let d = clean.declarations.expect("exact declarations");
-        let named = |list: &[crate::lang::symbols::Declaration]| {
-            list.iter().map(|d| d.symbol.clone()).collect::<Vec<_>>()
-        };
-        assert!(
-            named(&d.after).contains(&"P.f".to_owned()),
-            "{:?}",
-            named(&d.after)
-        );
-        let before = d.before.expect("before");
-        let changes = crate::lang::api::compare("a.py", &before, &d.after);
-        assert_eq!(changes.len(), 1, "{changes:?}");
-        assert_eq!(changes[0].symbol, "P.f");
-    }
-
-    #[test]
-    fn an_export_list_outside_the_region_leaves_publicity_to_the_whole_file() {
-        let provider = provider_for("a.ts").expect("provider");
-        let regional = |source: &str| {
-            let (at, old) = (
-                source.find("id: number").expect("param"),
-                "id: number".len(),
-            );
-            let after = source.replacen("id: number", "id: string", 1);
-            let ranges = [(at..at + old, at..at + old)];
-            check(provider, source.as_bytes(), after.as_bytes(), &ranges)
-                .expect("parses")
-                .expect("a clean region")
-                .declarations
-        };
-        let class = "class Repo {\n  find(id: number): string {\n    return String(id);\n  }\n}\n";
-        assert!(regional(class).is_some(), "nothing exports Repo by name");
-        for list in [
-            "export { Repo };\n",
-            "export {\n  Repo as R,\n};\n",
-            "export default Repo;\n",
-        ] {
-            let source = format!("{class}\nconst x = 1;\n\n{list}");
-            assert!(regional(&source).is_none(), "{list:?}");
-        }
-    }
-
-    #[test]
-    fn regions_see_what_breaks_them_and_defer_the_rest() {
-        let js = "function a() {\n  const x = 1;\n  return x;\n}\n";
-        let at = js.find("const").expect("const");
-        assert!(clean("a.js", js, at, 5, "let"));
-        assert!(!clean("a.js", js, at, 5, "let ("));
-        let py = "def f():\n    x = 1\n    return x\n";
-        let at = py.find("    x").expect("x");
-        assert!(
-            !clean("a.py", py, at, 4, "  "),
-            "a dedent the region alone accepts"
-        );
-    }
-
-    /// The regional verdict of several replacements (`(needle, new)`, in file order).
-    fn clean_all(path: &str, source: &str, edits: &[(&str, &str)]) -> bool {
-        let provider = provider_for(path).expect("provider");
-        let (mut after, mut ranges, mut delta) = (String::new(), Vec::new(), 0isize);
-        let mut rest = 0;
-        for (needle, new) in edits {
-            let at = rest + source[rest..].find(needle).expect("needle");
-            after.push_str(&source[rest..at]);
-            after.push_str(new);
-            let new_at = at.saturating_add_signed(delta);
-            ranges.push((at..at + needle.len(), new_at..new_at + new.len()));
-            delta += new.len() as isize - needle.len() as isize;
-            rest = at + needle.len();
-        }
-        after.push_str(&source[rest..]);
-        check(provider, source.as_bytes(), after.as_bytes(), &ranges)
-            .expect("parses")
-            .is_some()
-    }
-
-    #[test]
-    fn later_edits_inside_a_found_region_are_checked_with_it() {
-        // The signature's region is the whole method; the `return` lies in it, a cluster of
-        // its own (`b` makes the file wide enough for the budget to allow a second parse).
-        let filler = "        // ".to_owned() + &"-".repeat(300) + "\n";
-        let php = format!(
-            "<?php\nclass G\n{{\n    public function a()\n    {{\n{filler}        return 1;\n    }}\n\n    public function b()\n    {{\n{filler}        return 2;\n    }}\n}}\n"
-        );
-        let edits = |second| [("a()", "aa()"), ("return 1;", second)];
-        assert!(clean_all("a.php", &php, &edits("return 11;")));
-        assert!(!clean_all("a.php", &php, &edits("return (1;")));
-        assert!(!clean_all(
-            "a.php",
-            &php,
-            &[("a()", "aa("), ("return 1;", "return 2;")]
-        ));
-    }
-
-    #[test]
-    fn regions_never_parse_more_than_the_whole_file_would() {
-        let keys: String = (0..40).map(|i| format!("  k{i}: {i},\n")).collect();
-        let js = format!("const o = {{\n{keys}}};\n");
-        assert!(clean_all("a.js", &js, &[("k1:", "j1:")]));
-        let (first, last) = ("k1:", "k39:");
-        assert!(
-            !clean_all("a.js", &js, &[(first, "j1:"), (last, "j39:")]),
-            "the object is the only region: a second one costs more than the file"
-        );
-    }
-}
+mod tests;
