@@ -279,7 +279,12 @@ fn non_ascii_lines(bytes: &[u8], lines: &[Line]) -> Vec<usize> {
     let mut at = 0;
     while at < bytes.len() {
         let end = (at + PAGE).min(bytes.len());
-        let Some(off) = bytes[at..end].iter().position(|b| !b.is_ascii()) else {
+        // `is_ascii` tests a word at a time; most pages of most files pass.
+        let page = &bytes[at..end];
+        let Some(off) = (!page.is_ascii())
+            .then(|| page.iter().position(|b| !b.is_ascii()))
+            .flatten()
+        else {
             at = end;
             continue;
         };
@@ -299,6 +304,8 @@ pub struct FileText<'a> {
     pub endings: std::cell::OnceCell<Endings>,
     lines: std::cell::OnceCell<Vec<Line>>,
     keys: std::cell::OnceCell<Vec<std::borrow::Cow<'a, str>>>,
+    /// The lines holding a non-ASCII character (found once, for every [`FileText::keyed`]).
+    non_ascii: std::cell::OnceCell<Vec<usize>>,
 }
 
 impl<'a> FileText<'a> {
@@ -308,6 +315,7 @@ impl<'a> FileText<'a> {
             endings: std::cell::OnceCell::new(),
             lines: std::cell::OnceCell::new(),
             keys: std::cell::OnceCell::new(),
+            non_ascii: std::cell::OnceCell::new(),
         }
     }
 
@@ -338,7 +346,8 @@ impl<'a> FileText<'a> {
         let mut candidates: Vec<usize> = memchr::memmem::find_iter(bytes, want.as_bytes())
             .map(line_at)
             .collect();
-        candidates.extend(non_ascii_lines(bytes, lines));
+        let non_ascii = self.non_ascii.get_or_init(|| non_ascii_lines(bytes, lines));
+        candidates.extend(non_ascii);
         candidates.sort_unstable();
         candidates.dedup();
         candidates.retain(|&i| lines.get(i).is_some_and(|l| self.key_of(l) == want));
