@@ -322,8 +322,8 @@ enum NewSide {
     Clean(Parsed, Range<usize>),
 }
 
-/// Parses the new bytes of window `w` (the edits of `own` applied), whose original `old`
-/// parsed cleanly.
+/// Parses the new bytes of window `w` (the edits of `own` and every other edit inside the
+/// window applied), whose original `old` parsed cleanly.
 fn new_side(
     provider: &'static Provider,
     w: &Window,
