@@ -61,7 +61,7 @@ pub fn check(repo: &gix::Repository, published: &dyn Published) -> Result<Verdic
     let mut to_git = None;
     for change in &staged::changes(repo, &index)? {
         verdict.checked += 1;
-        let warning = publication_warning(change, published)
+        let warning = publication_warning(change, published)?
             .filter(|_| !stored_form_matches(repo, &index, &mut to_git, change, published));
         verdict.warnings.extend(warning);
         let bytes = staged::blob(repo, change.blob)?;
@@ -198,6 +198,8 @@ fn stored_form_matches<'r>(
 ) -> bool {
     let Some(id) = published
         .latest_published(&change.path)
+        .ok()
+        .flatten()
         .and_then(|p| p.blob)
     else {
         return false;
@@ -218,10 +220,12 @@ fn stored_form_matches<'r>(
 }
 
 /// A warning when the staged blob is not what the latest receipt naming the path published.
-pub fn publication_warning(change: &Staged, published: &dyn Published) -> Option<Warning> {
-    let p = published.latest_published(&change.path)?;
+pub fn publication_warning(change: &Staged, published: &dyn Published) -> Result<Option<Warning>> {
+    let Some(p) = published.latest_published(&change.path)? else {
+        return Ok(None);
+    };
     if p.blob == Some(change.blob) {
-        return None;
+        return Ok(None);
     }
     let short = p.receipt.to_hex_with_len(12).to_string();
     let what = match p.blob {
@@ -233,14 +237,14 @@ pub fn publication_warning(change: &Staged, published: &dyn Published) -> Option
     } else {
         "deleted it"
     };
-    Some(Warning {
+    Ok(Some(Warning {
         check: "differs_from_receipt",
         path: change.path.clone(),
         message: format!(
             "staged {} {what} {short} ({}) {published}",
             change.path, p.label
         ),
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -257,12 +261,12 @@ mod tests {
     struct One(&'static str, Option<ObjectId>);
 
     impl Published for One {
-        fn latest_published(&self, path: &str) -> Option<Publication> {
-            (path == self.0).then(|| Publication {
+        fn latest_published(&self, path: &str) -> Result<Option<Publication>> {
+            Ok((path == self.0).then(|| Publication {
                 receipt: oid(0xab),
                 label: "fix-typo".to_owned(),
                 blob: self.1,
-            })
+            }))
         }
     }
 
@@ -277,25 +281,28 @@ mod tests {
     #[test]
     fn a_staged_blob_equal_to_the_published_one_is_quiet() {
         assert_eq!(
-            publication_warning(&staged("a.py", 1), &One("a.py", Some(oid(1)))),
+            publication_warning(&staged("a.py", 1), &One("a.py", Some(oid(1)))).expect("read"),
             None
         );
         assert_eq!(
-            publication_warning(&staged("b.py", 1), &One("a.py", Some(oid(2)))),
+            publication_warning(&staged("b.py", 1), &One("a.py", Some(oid(2)))).expect("read"),
             None
         );
     }
 
     #[test]
     fn a_staged_blob_other_than_the_published_one_warns() {
-        let w =
-            publication_warning(&staged("a.py", 1), &One("a.py", Some(oid(2)))).expect("warning");
+        let w = publication_warning(&staged("a.py", 1), &One("a.py", Some(oid(2))))
+            .expect("read")
+            .expect("warning");
         assert_eq!(w.check, "differs_from_receipt");
         assert_eq!(
             w.message,
             "staged a.py differs from what receipt abababababab (fix-typo) published"
         );
-        let w = publication_warning(&staged("a.py", 1), &One("a.py", None)).expect("warning");
+        let w = publication_warning(&staged("a.py", 1), &One("a.py", None))
+            .expect("read")
+            .expect("warning");
         assert_eq!(
             w.message,
             "staged a.py exists although receipt abababababab (fix-typo) deleted it"

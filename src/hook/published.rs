@@ -9,7 +9,9 @@
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
-use serde_json::Value;
+use std::cell::RefCell;
+
+use serde::Deserialize;
 
 use crate::error::Result;
 use crate::hook::git_error;
@@ -43,7 +45,7 @@ pub struct Publication {
 /// implementation; [`Unnoted`] reads the operation log directly.
 pub trait Published {
     /// The newest applied receipt naming `path`, if any.
-    fn latest_published(&self, path: &str) -> Option<Publication>;
+    fn latest_published(&self, path: &str) -> Result<Option<Publication>>;
 }
 
 /// The receipts not yet attached to a commit, newest first.
@@ -55,19 +57,24 @@ pub struct Unnoted {
 }
 
 impl Published for Unnoted {
-    fn latest_published(&self, path: &str) -> Option<Publication> {
-        self.receipts
-            .iter()
-            .filter(|r| r.status == "applied")
-            .find_map(|r| {
-                let (_, blob) = r.files.iter().find(|(p, _)| p == path)?;
-                Some(Publication {
-                    receipt: r.id,
-                    label: r.label.clone(),
-                    blob: *blob,
-                })
-            })
+    fn latest_published(&self, path: &str) -> Result<Option<Publication>> {
+        Ok(latest_in(&self.receipts, path))
     }
+}
+
+/// The newest applied receipt of `receipts` (newest first) naming `path`.
+fn latest_in(receipts: &[Receipt], path: &str) -> Option<Publication> {
+    receipts
+        .iter()
+        .filter(|r| r.status == "applied")
+        .find_map(|r| {
+            let (_, blob) = r.files.iter().find(|(p, _)| p == path)?;
+            Some(Publication {
+                receipt: r.id,
+                label: r.label.clone(),
+                blob: *blob,
+            })
+        })
 }
 
 use crate::git::ledger::ref_target;
@@ -75,14 +82,24 @@ use crate::git::ledger::ref_target;
 /// Walks the log from its tip back to (not including) the noted receipt; without a noted
 /// receipt, the whole log. What post-commit attaches.
 pub fn unnoted(repo: &gix::Repository) -> Result<Unnoted> {
-    walk(repo, None)
+    let mut log = Log::open(repo, None)?;
+    let mut receipts = Vec::new();
+    while let Some(r) = log.next_receipt()? {
+        receipts.push(r);
+    }
+    Ok(Unnoted {
+        tip: log.tip,
+        noted: log.noted,
+        receipts,
+    })
 }
 
-/// [`unnoted`], also stopping at the first receipt written before HEAD was committed: what
-/// pre-commit compares with. When only pre-commit is installed (the pre-commit framework),
-/// `refs/identedit/noted` never moves, and this keeps the walk to the receipts since the
-/// last commit instead of the whole log.
-pub fn since_head(repo: &gix::Repository) -> Result<Unnoted> {
+/// The receipts written since HEAD was committed (and not noted), read newest first and only
+/// as far back as the questions asked need: what pre-commit compares with. When only
+/// pre-commit is installed (the pre-commit framework), `refs/identedit/noted` never moves;
+/// the time floor keeps the walk to the receipts since the last commit, and the laziness to
+/// the newest receipt naming each staged path.
+pub fn since_head(repo: &gix::Repository) -> Result<SinceHead<'_>> {
     let floor = match repo.head_commit() {
         Ok(head) => Some(
             head.time()
@@ -91,39 +108,92 @@ pub fn since_head(repo: &gix::Repository) -> Result<Unnoted> {
         ),
         Err(_) => None,
     };
-    walk(repo, floor)
+    Ok(SinceHead {
+        log: RefCell::new(Log::open(repo, floor)?),
+        read: RefCell::new(Vec::new()),
+    })
 }
 
-fn walk(repo: &gix::Repository, floor: Option<i64>) -> Result<Unnoted> {
-    let tip = ref_target(repo, LOG_REF)?;
-    let noted = ref_target(repo, NOTED_REF)?;
-    let mut receipts = Vec::new();
-    let mut next = tip;
-    while let Some(id) = next {
-        if Some(id) == noted {
-            break;
+/// [`since_head`]'s answer: the receipts read so far and the walk that reads more.
+pub struct SinceHead<'r> {
+    log: RefCell<Log<'r>>,
+    read: RefCell<Vec<Receipt>>,
+}
+
+impl Published for SinceHead<'_> {
+    fn latest_published(&self, path: &str) -> Result<Option<Publication>> {
+        if let Some(found) = latest_in(&self.read.borrow(), path) {
+            return Ok(Some(found));
         }
-        let commit = repo
+        let mut log = self.log.borrow_mut();
+        while let Some(r) = log.next_receipt()? {
+            let found = latest_in(std::slice::from_ref(&r), path);
+            self.read.borrow_mut().push(r);
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The log newest first, from its tip down to the noted receipt or the first receipt older
+/// than `floor` (seconds), whichever comes first.
+struct Log<'r> {
+    repo: &'r gix::Repository,
+    tip: Option<ObjectId>,
+    noted: Option<ObjectId>,
+    floor: Option<i64>,
+    next: Option<ObjectId>,
+}
+
+impl<'r> Log<'r> {
+    fn open(repo: &'r gix::Repository, floor: Option<i64>) -> Result<Self> {
+        let tip = ref_target(repo, LOG_REF)?;
+        Ok(Self {
+            repo,
+            tip,
+            noted: ref_target(repo, NOTED_REF)?,
+            floor,
+            next: tip,
+        })
+    }
+
+    fn next_receipt(&mut self) -> Result<Option<Receipt>> {
+        let Some(id) = self.next.take().filter(|id| Some(*id) != self.noted) else {
+            return Ok(None);
+        };
+        let commit = self
+            .repo
             .find_commit(id)
             .map_err(|e| git_error(&format!("receipt {id}"), e))?;
         let time = commit
             .time()
             .map_err(|e| git_error(&format!("receipt {id}"), e))?;
-        if floor.is_some_and(|f| time.seconds < f) {
-            break;
+        if self.floor.is_some_and(|f| time.seconds < f) {
+            return Ok(None);
         }
-        receipts.push(read(repo, &commit)?);
-        next = commit.parent_ids().next().map(|p| p.detach());
+        self.next = commit.parent_ids().next().map(|p| p.detach());
+        Ok(Some(read(self.repo, &commit)))
     }
-    Ok(Unnoted {
-        tip,
-        noted,
-        receipts,
-    })
 }
 
-fn read(repo: &gix::Repository, commit: &gix::Commit<'_>) -> Result<Receipt> {
-    let id = commit.id;
+/// The fields of `receipt.json` read here; every other field is skipped unread.
+#[derive(Default, Deserialize)]
+struct Doc {
+    label: Option<String>,
+    status: Option<String>,
+    #[serde(default)]
+    files: Vec<DocFile>,
+}
+
+#[derive(Deserialize)]
+struct DocFile {
+    path: Option<String>,
+    blob_after: Option<String>,
+}
+
+fn read(repo: &gix::Repository, commit: &gix::Commit<'_>) -> Receipt {
     let subject = commit
         .message_raw_sloppy()
         .lines()
@@ -132,36 +202,28 @@ fn read(repo: &gix::Repository, commit: &gix::Commit<'_>) -> Result<Receipt> {
         .to_str_lossy()
         .trim()
         .to_owned();
-    let doc = receipt_json(repo, commit).unwrap_or(Value::Null);
-    let text = |key: &str| doc.get(key).and_then(Value::as_str).map(str::to_owned);
+    let doc = receipt_json(repo, commit).unwrap_or_default();
     let files = doc
-        .get("files")
-        .and_then(Value::as_array)
-        .map(|files| {
-            files
-                .iter()
-                .filter_map(|f| {
-                    let path = f.get("path")?.as_str()?.to_owned();
-                    let blob = f
-                        .get("blob_after")
-                        .and_then(Value::as_str)
-                        .and_then(|h| ObjectId::from_hex(h.as_bytes()).ok());
-                    Some((path, blob))
-                })
-                .collect()
+        .files
+        .into_iter()
+        .filter_map(|f| {
+            let blob = f
+                .blob_after
+                .and_then(|h| ObjectId::from_hex(h.as_bytes()).ok());
+            Some((f.path?, blob))
         })
-        .unwrap_or_default();
+        .collect();
     // One note line per receipt: a label may not break the line.
-    let label = text("label").unwrap_or(subject).replace(['\n', '\r'], " ");
-    Ok(Receipt {
-        id,
+    let label = doc.label.unwrap_or(subject).replace(['\n', '\r'], " ");
+    Receipt {
+        id: commit.id,
         label,
-        status: text("status").unwrap_or_else(|| "unknown".to_owned()),
+        status: doc.status.unwrap_or_else(|| "unknown".to_owned()),
         files,
-    })
+    }
 }
 
-fn receipt_json(repo: &gix::Repository, commit: &gix::Commit<'_>) -> Option<Value> {
+fn receipt_json(repo: &gix::Repository, commit: &gix::Commit<'_>) -> Option<Doc> {
     let tree = commit.tree().ok()?;
     let entry = tree.find_entry("receipt.json")?;
     let blob = repo.find_blob(entry.object_id()).ok()?;
@@ -198,12 +260,15 @@ mod tests {
             ],
             ..Unnoted::default()
         };
-        let a = log.latest_published("a.py").expect("a.py");
+        let a = log.latest_published("a.py").expect("read").expect("a.py");
         assert_eq!(
             (a.receipt, a.label.as_str(), a.blob),
             (oid(2), "r2", Some(oid(7)))
         );
-        assert_eq!(log.latest_published("b.py").map(|p| p.blob), Some(None));
-        assert_eq!(log.latest_published("c.py"), None);
+        assert_eq!(
+            log.latest_published("b.py").expect("read").map(|p| p.blob),
+            Some(None)
+        );
+        assert_eq!(log.latest_published("c.py").expect("read"), None);
     }
 }

@@ -203,6 +203,38 @@ fn a_staged_file_other_than_its_receipt_published_warns() {
 }
 
 #[test]
+fn pre_commit_reads_receipts_only_back_to_the_newest_naming_each_staged_path() {
+    let repo = installed();
+    let dir = repo.path();
+    repo.write("a.py", "x = 2\n");
+    let published = git(dir, &["hash-object", "-w", "a.py"]).trim().to_owned();
+    let older = receipt(dir, "older", Some(serde_json::json!({"status": "applied"})));
+    let doc = serde_json::json!({"label": "set-x", "status": "applied",
+        "files": [{"path": "a.py", "blob_after": published}]});
+    let newest = receipt(dir, "set-x", Some(doc));
+    // The older receipt's commit goes missing: only a walk past the newest could notice.
+    let loose = dir.join(".git/objects").join(&older[..2]).join(&older[2..]);
+    std::fs::remove_file(loose).expect("the receipt commit is loose");
+    repo.write("a.py", "x = 3\n");
+    git(dir, &["add", "a.py"]);
+    let (rc, doc) = repo.json(&["hook", "pre-commit"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(doc["warnings"][0]["check"], "differs_from_receipt", "{doc}");
+    let short = &newest[..12];
+    assert!(
+        doc["warnings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(short)),
+        "{doc}"
+    );
+    // A staged path no receipt names needs the whole walk, and the hole is reported.
+    repo.write("b.py", "y = 1\n");
+    git(dir, &["add", "b.py"]);
+    let (rc, doc) = repo.json(&["hook", "pre-commit"]);
+    assert_ne!(rc, 0, "{doc}");
+}
+
+#[test]
 fn the_shipped_pre_commit_script_runs_the_check() {
     let repo = Repo::new();
     repo.write("a.txt", "a\n").commit();
