@@ -274,6 +274,7 @@ fn ast_view(path: &TargetPath, snapshot: &Snapshot, args: &ReadArgs) -> Result<F
             .collect();
         Focus::Outline { items }
     };
+    crate::lang::parse::retire(parsed.tree);
     Ok(FileView::new(
         path,
         snapshot,

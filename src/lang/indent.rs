@@ -65,20 +65,21 @@ fn width(source: &[u8], line_start: usize, at: usize) -> Width {
 /// leaves cannot change a logical line's first or last token. So does a bracketed expression
 /// without errors over several lines: its inner lines continue the logical line it is in,
 /// and it ends with its closing bracket.
-fn leaves<'t>(tree: &'t Tree, source: &[u8]) -> Vec<Node<'t>> {
+fn leaves<'t>(tree: &'t Tree, source: &[u8], kinds: &Kinds) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
         let node = cursor.node();
+        let kind = kinds.of(node);
         let clean = || !node.has_error();
         let one_line = || {
             node.is_named()
                 && node.start_position().row == node.end_position().row
-                && !ends_with_colon(node, source)
+                && !ends_with_colon(node, source, kinds)
         };
         let atomic = node.child_count() == 0
-            || node.kind() == "string"
-            || (clean() && (BRACKETED.contains(&node.kind()) || one_line()));
+            || kind == Kind::String
+            || (clean() && (kind == Kind::Bracketed || one_line()));
         if atomic && node.end_byte() > node.start_byte() {
             out.push(node);
         }
@@ -111,10 +112,56 @@ const BRACKETED: &[&str] = &[
     "concatenated_string",
 ];
 
+/// The node kinds the rule tells apart, by name as the grammar has them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Other,
+    String,
+    Bracketed,
+    Comment,
+    LineContinuation,
+    Open,
+    Close,
+    Colon,
+}
+
+/// [`Kind`] of every kind id of a language: a lookup per node instead of comparing the kind's
+/// name (which tree-sitter hands out as a C string, measured and checked on every call).
+struct Kinds(Vec<Kind>);
+
+impl Kinds {
+    fn of_language(language: &tree_sitter::Language) -> Self {
+        let count = language.node_kind_count();
+        let table = (0..count)
+            .map(|id| {
+                let id = u16::try_from(id).unwrap_or(u16::MAX);
+                match language.node_kind_for_id(id).unwrap_or_default() {
+                    "string" => Kind::String,
+                    "comment" => Kind::Comment,
+                    "line_continuation" => Kind::LineContinuation,
+                    "(" | "[" | "{" => Kind::Open,
+                    ")" | "]" | "}" => Kind::Close,
+                    ":" => Kind::Colon,
+                    name if BRACKETED.contains(&name) => Kind::Bracketed,
+                    _ => Kind::Other,
+                }
+            })
+            .collect();
+        Self(table)
+    }
+
+    fn of(&self, node: Node<'_>) -> Kind {
+        self.0
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .unwrap_or(Kind::Other)
+    }
+}
+
 /// Whether the last token of `node` (zero-width ones skipped) is an anonymous `:`. Every
 /// byte of a node is a token's or whitespace, so unless its last non-blank byte is a `:`
 /// its tokens are not walked.
-fn ends_with_colon(node: Node<'_>, source: &[u8]) -> bool {
+fn ends_with_colon(node: Node<'_>, source: &[u8], kinds: &Kinds) -> bool {
     let bytes = source.get(node.byte_range()).unwrap_or_default();
     if bytes.iter().rev().find(|b| !b.is_ascii_whitespace()) != Some(&b':') {
         return false;
@@ -128,23 +175,25 @@ fn ends_with_colon(node: Node<'_>, source: &[u8]) -> bool {
             .find(|c| c.end_byte() > c.start_byte());
         match last {
             Some(child) => current = child,
-            None => return current.kind() == ":" && !current.is_named(),
+            None => return kinds.of(current) == Kind::Colon && !current.is_named(),
         }
     }
 }
 
 fn logical_lines(tree: &Tree, source: &[u8]) -> Vec<Logical> {
+    let kinds = Kinds::of_language(&tree.language());
     let mut lines: Vec<Logical> = Vec::new();
     let (mut depth, mut continued, mut last_row) = (0usize, false, None::<usize>);
     // A `\` first on its line: the logical line it begins is measured at its first token,
     // else at the `\`.
     let mut bare: Option<Node<'_>> = None;
-    for leaf in leaves(tree, source) {
+    for leaf in leaves(tree, source, &kinds) {
+        let kind = kinds.of(leaf);
         let row = leaf.start_position().row;
         let starts = depth == 0 && !continued && last_row.is_none_or(|r| row > r);
-        match leaf.kind() {
-            "comment" => continue,
-            "line_continuation" => {
+        match kind {
+            Kind::Comment => continue,
+            Kind::LineContinuation => {
                 bare = starts.then_some(leaf);
                 continued = true;
                 continue;
@@ -167,13 +216,13 @@ fn logical_lines(tree: &Tree, source: &[u8]) -> Vec<Logical> {
                 joined,
             });
         }
-        match leaf.kind() {
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => depth = depth.saturating_sub(1),
+        match kind {
+            Kind::Open => depth += 1,
+            Kind::Close => depth = depth.saturating_sub(1),
             _ => {}
         }
         if let Some(line) = lines.last_mut() {
-            line.header = leaf.kind() == ":" && !leaf.is_named();
+            line.header = kind == Kind::Colon && !leaf.is_named();
         }
         continued = false;
         last_row = Some(leaf.end_position().row);
