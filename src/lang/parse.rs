@@ -72,13 +72,18 @@ fn visit_errors(node: Node<'_>, found: &mut impl FnMut(Node<'_>)) {
 
 static DEFER_FREES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// How many bytes of source the trees kept for the exit may cover, per thread (the first
-/// tree is kept whatever its size: the single-edit path); past it a many-file command frees
-/// as it goes, so that memory follows the largest file, not the sum of all.
+/// How many bytes of source the trees kept for the exit may cover, per thread, besides one
+/// tree of any size (the single-edit path's file, retired after the small trees of its
+/// regions); past it a many-file command frees as it goes, so that memory follows the
+/// largest file, not the sum of all.
 const DEFER_LIMIT: usize = 64 << 10;
 
+/// The trees kept, the bytes they cover within the limit, and whether the one tree beyond it
+/// is taken.
+type Retired = (Vec<Tree>, usize, bool);
+
 thread_local! {
-    static RETIRED: RefCell<(Vec<Tree>, usize)> = const { RefCell::new((Vec::new(), 0)) };
+    static RETIRED: RefCell<Retired> = const { RefCell::new((Vec::new(), 0, false)) };
 }
 
 /// Called once by the binary: trees handed to [`retire`] are then kept until the process
@@ -96,9 +101,12 @@ pub fn retire(tree: Tree) {
     }
     let len = tree.root_node().end_byte();
     RETIRED.with(|r| {
-        let (kept, bytes) = &mut *r.borrow_mut();
-        if kept.is_empty() || *bytes + len <= DEFER_LIMIT {
+        let (kept, bytes, beyond) = &mut *r.borrow_mut();
+        if *bytes + len <= DEFER_LIMIT {
             *bytes += len;
+            kept.push(tree);
+        } else if !*beyond {
+            *beyond = true;
             kept.push(tree);
         }
     });
