@@ -238,12 +238,7 @@ fn ast_view(path: &TargetPath, snapshot: &Snapshot, args: &ReadArgs) -> Result<F
     let errors = (parsed.errors > 0).then_some((parsed.errors, parsed.first));
     let text = snapshot.text();
     let focus = if let Some(symbol) = &args.symbol {
-        let (item, _) = node::find(
-            &parsed.items,
-            &Target::Symbol(symbol.clone()),
-            text,
-            &path.rel,
-        )?;
+        let (item, _) = node::find_in(&parsed, &Target::Symbol(symbol.clone()), text, &path.rel)?;
         let lines = split(text);
         let view = |from: usize, to: usize| -> Vec<LineView> {
             (from..to)
@@ -265,7 +260,7 @@ fn ast_view(path: &TargetPath, snapshot: &Snapshot, args: &ReadArgs) -> Result<F
     } else {
         let pattern = args.name.as_deref().map(node::glob).transpose()?;
         let items = parsed
-            .items
+            .items(&snapshot.bytes)
             .iter()
             .filter(|i| args.kind.as_ref().is_none_or(|k| i.kind == *k))
             .filter(|i| !args.exclude_kind.contains(&i.kind))

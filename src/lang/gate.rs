@@ -16,6 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde_json::json;
@@ -28,47 +29,48 @@ use crate::lang::parse::{edited, parse, retire, syntax_errors};
 use crate::lang::symbols::Declarations;
 use crate::lang::{Provider, provider_for};
 
-/// A file's parse, kept for the whole command so each file is parsed once.
+/// A file's parse, kept for the whole command so each file is parsed once. Its outline is
+/// made on demand: whole (`items`) for what searches all of it, or only around some ranges
+/// (`items_near`), which walks just the part of the tree that holds them.
 pub struct SourceTree {
     pub provider: &'static Provider,
     pub tree: Tree,
-    pub items: Vec<Item>,
     pub errors: usize,
     /// The first error, when there are any.
     pub first: Option<Location>,
+    outline: OnceLock<Vec<Item>>,
 }
 
 impl SourceTree {
-    /// Parses a file and outlines all of it (structure targets search the whole outline).
+    /// Parses a file and counts its errors (the tree's and the language's own rule's).
     pub fn parse(provider: &'static Provider, source: &[u8]) -> Result<Self> {
         let tree = parse(provider, source, None)?;
         let (errors, first) = syntax_errors(provider, &tree, source);
-        let items = outline(provider, &tree, source);
         Ok(Self {
             provider,
             tree,
-            items,
             errors,
             first,
+            outline: OnceLock::new(),
         })
     }
 
-    /// Parses a file and outlines only what touches `ranges`.
-    fn parse_near(
-        provider: &'static Provider,
-        source: &[u8],
-        ranges: &[Range<usize>],
-    ) -> Result<Self> {
-        let tree = parse(provider, source, None)?;
-        let (errors, first) = syntax_errors(provider, &tree, source);
-        let items = outline_near(provider, &tree, source, ranges);
-        Ok(Self {
-            provider,
-            tree,
-            items,
-            errors,
-            first,
-        })
+    /// The whole outline of `source` (the bytes parsed), made on first use.
+    pub fn items(&self, source: &[u8]) -> &[Item] {
+        self.outline
+            .get_or_init(|| outline(self.provider, &self.tree, source))
+    }
+
+    /// The structures that touch one of `ranges`, and those enclosing them.
+    pub fn items_near(&self, source: &[u8], ranges: &[Range<usize>]) -> Vec<Item> {
+        match self.outline.get() {
+            Some(all) => all
+                .iter()
+                .filter(|i| touches(&(i.span.start..i.node_end), ranges))
+                .cloned()
+                .collect(),
+            None => outline_near(self.provider, &self.tree, source, ranges),
+        }
     }
 }
 
@@ -168,9 +170,8 @@ pub fn check(
     {
         return Ok(regional(provider, clean));
     }
-    let old_ranges: Vec<Range<usize>> = ranges.iter().map(|(o, _)| o.clone()).collect();
     let parsed_here = match before {
-        Some((bytes, None)) => Some(SourceTree::parse_near(provider, bytes, &old_ranges)?),
+        Some((bytes, None)) => Some(SourceTree::parse(provider, bytes)?),
         _ => None,
     };
     let source = match (before, parsed_here.as_ref()) {
@@ -217,7 +218,7 @@ fn check_file(
     let old_ranges: Vec<Range<usize>> = ranges.iter().map(|(o, _)| o.clone()).collect();
     let new_ranges: Vec<Range<usize>> = ranges.iter().map(|(_, n)| n.clone()).collect();
     let items_after = outline_near(provider, &tree, after, &new_ranges);
-    let items_before = source.map_or_else(Vec::new, |(_, s)| items_near(s, &old_ranges));
+    let items_before = source.map_or_else(Vec::new, |(bytes, s)| s.items_near(bytes, &old_ranges));
     let (appeared, disappeared, count_changed) = compare(&items_before, &items_after);
     let declarations = declarations(provider, source, (after, &tree), errors_after == 0);
     retire(tree);
@@ -236,16 +237,6 @@ fn check_file(
         count_changed,
         declarations,
     })
-}
-
-/// The source's structures that touch the edited ranges.
-fn items_near(source: &SourceTree, ranges: &[Range<usize>]) -> Vec<Item> {
-    source
-        .items
-        .iter()
-        .filter(|i| touches(&(i.span.start..i.node_end), ranges))
-        .cloned()
-        .collect()
 }
 
 /// The declarations of both versions, for languages with a symbol model (the source's only

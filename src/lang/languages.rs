@@ -33,6 +33,17 @@ const fn custom(
     }
 }
 
+/// A structure named by a function of `names` that returns the text of a node inside it.
+const fn verbatim(
+    kind: &'static str,
+    name: fn(tree_sitter::Node<'_>, &[u8]) -> Option<String>,
+) -> Structure {
+    Structure {
+        kind,
+        name: NameRule::Verbatim(name),
+    }
+}
+
 /// JavaScript (functions held by variables are named by the variable).
 const JS_STRUCTURES: [Structure; 7] = [
     field("function_declaration"),
@@ -40,7 +51,7 @@ const JS_STRUCTURES: [Structure; 7] = [
     field("class_declaration"),
     field("method_definition"),
     by_field("field_definition", "property"),
-    custom("variable_declarator", names::js_variable),
+    verbatim("variable_declarator", names::js_variable),
     field("class"),
 ];
 
@@ -52,18 +63,18 @@ const TS_STRUCTURES: [Structure; 17] = [
     field("class_declaration"),
     field("method_definition"),
     field("public_field_definition"),
-    custom("variable_declarator", names::js_variable),
+    verbatim("variable_declarator", names::js_variable),
     field("class"),
     field("abstract_class_declaration"),
     field("interface_declaration"),
     field("type_alias_declaration"),
     field("enum_declaration"),
     field("internal_module"),
-    custom("module", names::unquoted_name),
+    verbatim("module", names::unquoted_name),
     field("function_signature"),
-    custom("method_signature", names::ts_member),
+    verbatim("method_signature", names::ts_member),
     field("abstract_method_signature"),
-    custom("property_signature", names::ts_member),
+    verbatim("property_signature", names::ts_member),
 ];
 
 /// C: function definitions and prototypes, tagged types with a body, typedefs, macros.
@@ -102,7 +113,7 @@ pub static PROVIDERS: &[Provider] = &[
         file_names: &[],
         language: || tree_sitter_php::LANGUAGE_PHP.into(),
         structures: &[
-            custom("namespace_definition", names::php_namespace),
+            verbatim("namespace_definition", names::php_namespace),
             field("function_definition"),
             field("class_declaration"),
             field("interface_declaration"),
@@ -110,8 +121,8 @@ pub static PROVIDERS: &[Provider] = &[
             field("enum_declaration"),
             field("enum_case"),
             field("method_declaration"),
-            custom("const_declaration", names::first_declarator),
-            custom("property_declaration", names::first_declarator),
+            verbatim("const_declaration", names::first_declarator),
+            verbatim("property_declaration", names::first_declarator),
         ],
     },
     Provider {
@@ -120,10 +131,10 @@ pub static PROVIDERS: &[Provider] = &[
         file_names: &[],
         language: || tree_sitter_python::LANGUAGE.into(),
         structures: &[
-            custom("function_definition", names::python_definition),
-            custom("class_definition", names::python_definition),
-            custom("decorated_definition", names::python_decorated),
-            custom("assignment", names::python_assignment),
+            verbatim("function_definition", names::python_definition),
+            verbatim("class_definition", names::python_definition),
+            verbatim("decorated_definition", names::python_decorated),
+            verbatim("assignment", names::python_assignment),
         ],
     },
     Provider {
@@ -175,12 +186,12 @@ pub static PROVIDERS: &[Provider] = &[
         structures: &[
             field("function_declaration"),
             field("method_declaration"),
-            custom("type_declaration", names::go_declaration),
-            custom("type_spec", names::go_spec),
-            custom("const_declaration", names::go_declaration),
-            custom("const_spec", names::go_spec),
-            custom("var_declaration", names::go_declaration),
-            custom("var_spec", names::go_spec),
+            verbatim("type_declaration", names::go_declaration),
+            verbatim("type_spec", names::go_spec),
+            verbatim("const_declaration", names::go_declaration),
+            verbatim("const_spec", names::go_spec),
+            verbatim("var_declaration", names::go_declaration),
+            verbatim("var_spec", names::go_spec),
             field("method_elem"),
         ],
     },
@@ -199,8 +210,8 @@ pub static PROVIDERS: &[Provider] = &[
             field("compact_constructor_declaration"),
             field("method_declaration"),
             field("annotation_type_element_declaration"),
-            custom("field_declaration", names::first_declarator),
-            custom("constant_declaration", names::first_declarator),
+            verbatim("field_declaration", names::first_declarator),
+            verbatim("constant_declaration", names::first_declarator),
         ],
     },
     Provider {
@@ -235,8 +246,8 @@ pub static PROVIDERS: &[Provider] = &[
             field("property_declaration"),
             field("event_declaration"),
             field("local_function_statement"),
-            custom("field_declaration", names::first_declarator),
-            custom("event_field_declaration", names::first_declarator),
+            verbatim("field_declaration", names::first_declarator),
+            verbatim("event_field_declaration", names::first_declarator),
         ],
     },
     Provider {
@@ -249,7 +260,7 @@ pub static PROVIDERS: &[Provider] = &[
             field("class"),
             field("method"),
             field("singleton_method"),
-            custom("assignment", names::ruby_constant),
+            verbatim("assignment", names::ruby_constant),
         ],
     },
     Provider {

@@ -31,6 +31,9 @@ pub enum NameRule {
     Field(&'static str),
     /// A function of the node and the source bytes (declarators, keys, headings, ...).
     Custom(fn(Node<'_>, &[u8]) -> Option<String>),
+    /// A function that names the node by the unchanged text of one node inside it, like
+    /// `Field` under conditions a field cannot state: the name occurs in the structure's bytes.
+    Verbatim(fn(Node<'_>, &[u8]) -> Option<String>),
 }
 
 /// A node kind that is a named structure (function, method, class, key, heading, ...).
@@ -56,6 +59,15 @@ impl Provider {
     /// The rule naming nodes of `kind`, when `kind` is a named structure.
     pub fn structure(&self, kind: &str) -> Option<&Structure> {
         self.structures.iter().find(|s| s.kind == kind)
+    }
+
+    /// Whether every structure's name occurs verbatim in its bytes (all rules `Field` or
+    /// `Verbatim`): then only structures whose bytes hold a name can bear it, and a symbol is
+    /// found on the outline near the name's occurrences (`locate::node::find_in`).
+    pub fn names_are_verbatim(&self) -> bool {
+        self.structures
+            .iter()
+            .all(|s| !matches!(s.name, NameRule::Custom(_)))
     }
 }
 

@@ -63,7 +63,7 @@ fn name_of(structure: &Structure, node: Node<'_>, source: &[u8]) -> Option<Strin
         NameRule::Field(field) => node
             .child_by_field_name(field)
             .map(|n| node_text(n, source).to_owned()),
-        NameRule::Custom(f) => f(node, source),
+        NameRule::Custom(f) | NameRule::Verbatim(f) => f(node, source),
     }?;
     let name = name.trim();
     (!name.is_empty()).then(|| name.to_owned())
@@ -118,6 +118,33 @@ pub fn touches(span: &Range<usize>, ranges: &[Range<usize>]) -> bool {
     ranges
         .iter()
         .any(|r| span.start <= r.end && r.start <= span.end)
+}
+
+/// Ranges in order of their ends, so that a walk near hundreds of them (every occurrence of
+/// a common name) asks each node in logarithmic time.
+struct Sorted(Vec<Range<usize>>);
+
+impl Sorted {
+    fn new(ranges: &[Range<usize>]) -> Self {
+        let mut sorted = ranges.to_vec();
+        sorted.sort_by_key(|r| r.end);
+        // A range that starts later than one ending after it adds nothing to `touches`.
+        let mut kept: Vec<Range<usize>> = Vec::with_capacity(sorted.len());
+        for r in sorted.into_iter().rev() {
+            if kept.last().is_none_or(|k| r.start < k.start) {
+                kept.push(r);
+            }
+        }
+        kept.reverse();
+        Self(kept)
+    }
+
+    /// `touches(span, ranges)`: the first range ending at or after the span's start is the
+    /// one that starts earliest among those, so it decides.
+    fn touches(&self, span: &Range<usize>) -> bool {
+        let i = self.0.partition_point(|r| r.end < span.start);
+        self.0.get(i).is_some_and(|r| r.start <= span.end)
+    }
 }
 
 fn item_of(node: Node<'_>, name: &str, qualified: String, depth: usize, source: &[u8]) -> Item {
@@ -236,12 +263,13 @@ fn walk(
 ) -> Vec<Item> {
     let table = kind_table(provider, tree);
     let opaque = opaque_table(provider, tree);
+    let near = near.map(Sorted::new);
     let mut items = Vec::new();
     let mut scope: Vec<(usize, String)> = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
         let node = cursor.node();
-        let relevant = near.is_none_or(|ranges| touches(&node.byte_range(), ranges));
+        let relevant = near.as_ref().is_none_or(|n| n.touches(&node.byte_range()));
         while scope
             .last()
             .is_some_and(|(end, _)| node.start_byte() >= *end)
@@ -286,8 +314,30 @@ fn walk(
 
 #[cfg(test)]
 mod tests {
-    use super::{kind_table, name_of, outline};
+    use super::{Sorted, kind_table, name_of, outline, touches};
     use crate::lang::{parse::parse, provider_for};
+
+    /// The sorted search answers as the plain scan does, for every span and set of ranges
+    /// over a few positions (nested, overlapping, equal and empty ranges included).
+    #[test]
+    fn sorted_ranges_touch_what_the_scan_touches() {
+        let all: Vec<std::ops::Range<usize>> =
+            (0..6).flat_map(|a| (a..6).map(move |b| a..b)).collect();
+        for mask in 1u32..(1 << 10) {
+            let ranges: Vec<_> = (0..10)
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| all[(i * 7 + mask as usize) % all.len()].clone())
+                .collect();
+            let sorted = Sorted::new(&ranges);
+            for span in &all {
+                assert_eq!(
+                    sorted.touches(span),
+                    touches(span, &ranges),
+                    "{span:?} {ranges:?}"
+                );
+            }
+        }
+    }
 
     /// Every structure node a walk into every subtree names: (kind, start byte).
     fn every_named(path: &str, source: &[u8]) -> Vec<(String, usize)> {

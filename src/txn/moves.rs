@@ -302,7 +302,7 @@ impl Source {
     /// and `export` that belong to it).
     fn bytes(&self, from: &TargetPath, target: &Target) -> Result<String> {
         let text = self.text.as_str();
-        let (item, _) = crate::locate::node::find(&self.parsed.items, target, text, &from.rel)?;
+        let (item, _) = crate::locate::node::find_in(&self.parsed, target, text, &from.rel)?;
         let extent = item.extent(&self.parsed.tree, text.as_bytes());
         Ok(text[extent].to_owned())
     }

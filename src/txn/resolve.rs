@@ -302,9 +302,9 @@ fn structure(
 ) -> Result<(Vec<Splice>, OpMatch)> {
     out.structural = true;
     let source = source_tree(&mut out.source, path, text.as_bytes())?;
-    let (item, how_found) = node::find(&source.items, target, text, &path.rel)?;
+    let (item, how_found) = node::find_in(source, target, text, &path.rel)?;
     let extent = item.extent(&source.tree, text.as_bytes());
-    let (splice, regex_replacements) = node::splice(item, extent.clone(), action, text, i)?;
+    let (splice, regex_replacements) = node::splice(&item, extent.clone(), action, text, i)?;
     let mut how = matched(i, how_found);
     how.anchor = match action {
         NodeOp::InsertBefore(_) => Some(extent.start),
