@@ -4,44 +4,26 @@
 //! class-level constants and fields, config keys, headings), not every node: locals,
 //! parameters and anonymous functions have no name and so are not listed.
 
-use crate::lang::{NameRule, Provider, Structure, names};
+use crate::lang::{NameFn, NameRule, Provider, Structure, names};
 
 /// A structure named by its `name` field.
 const fn field(kind: &'static str) -> Structure {
-    Structure {
-        kind,
-        name: NameRule::Field("name"),
-    }
+    Structure::new(kind, NameRule::Field("name"))
 }
 
 /// A structure named by another field.
 const fn by_field(kind: &'static str, field: &'static str) -> Structure {
-    Structure {
-        kind,
-        name: NameRule::Field(field),
-    }
+    Structure::new(kind, NameRule::Field(field))
 }
 
 /// A structure named by a function of `names`.
-const fn custom(
-    kind: &'static str,
-    name: fn(tree_sitter::Node<'_>, &[u8]) -> Option<String>,
-) -> Structure {
-    Structure {
-        kind,
-        name: NameRule::Custom(name),
-    }
+const fn custom(kind: &'static str, name: NameFn) -> Structure {
+    Structure::new(kind, NameRule::Custom(name))
 }
 
 /// A structure named by a function of `names` that returns the text of a node inside it.
-const fn verbatim(
-    kind: &'static str,
-    name: fn(tree_sitter::Node<'_>, &[u8]) -> Option<String>,
-) -> Structure {
-    Structure {
-        kind,
-        name: NameRule::Verbatim(name),
-    }
+const fn verbatim(kind: &'static str, name: NameFn) -> Structure {
+    Structure::new(kind, NameRule::Verbatim(name))
 }
 
 /// JavaScript (functions held by variables are named by the variable).

@@ -30,17 +30,26 @@ pub enum NameRule {
     /// The text of the child in this field (most grammars: `name`).
     Field(&'static str),
     /// A function of the node and the source bytes (declarators, keys, headings, ...).
-    Custom(fn(Node<'_>, &[u8]) -> Option<String>),
+    Custom(NameFn),
     /// A function that names the node by the unchanged text of one node inside it, like
     /// `Field` under conditions a field cannot state: the name occurs in the structure's bytes.
-    Verbatim(fn(Node<'_>, &[u8]) -> Option<String>),
+    Verbatim(NameFn),
 }
+
+/// A function naming a structure node from the source bytes.
+pub type NameFn = fn(Node<'_>, &[u8]) -> Option<String>;
 
 /// A node kind that is a named structure (function, method, class, key, heading, ...).
 #[derive(Clone, Copy)]
 pub struct Structure {
     pub kind: &'static str,
     pub name: NameRule,
+}
+
+impl Structure {
+    pub const fn new(kind: &'static str, name: NameRule) -> Self {
+        Self { kind, name }
+    }
 }
 
 /// One language.
