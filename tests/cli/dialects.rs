@@ -36,6 +36,27 @@ fn dialects_are_detected_by_content() {
 }
 
 #[test]
+fn a_block_at_another_indentation_scale_applies_at_the_files_scale_unless_exact() {
+    let repo = Repo::new();
+    repo.write("m.py", "class A:\n  def f(self):\n    return 1\n")
+        .commit();
+    let input = block(
+        "m.py",
+        "def f(self):\n    return 1\n",
+        "def f(self):\n    x = 1\n    return x\n",
+    );
+    let (rc, doc) = repo.json_stdin(&["apply", "-", "--exact", "--dry-run"], &input);
+    assert_eq!((rc, code(&doc)), (1, "anchor_missing"));
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &input);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(edits(&doc)[0]["matched_by"], "indentation_rescaled");
+    assert_eq!(
+        repo.text("m.py"),
+        "class A:\n  def f(self):\n    x = 1\n    return x\n"
+    );
+}
+
+#[test]
 fn the_ladder_tolerates_and_reindents_in_the_files_style_unless_exact() {
     let repo = Repo::new();
     repo.write(

@@ -8,7 +8,11 @@
 //! tolerant twin (`anchor_ambiguous` lists them all), unless a diff hunk's line number names
 //! it (`stated_place`). `--exact` counts exact windows only.
 //! When nothing matches, blank lines at the edges of the search text that the file lacks are
-//! dropped (from the replacement too) and the rest must match once: `blank_lines`.
+//! dropped (from the replacement too) and the rest must match once: `blank_lines`. When that
+//! finds nothing either, the block's indentation may be drawn at another scale than the
+//! file's (4 spaces a level where the file has 2): lines equal but for a rescaling of their
+//! indentation by one ratio must match once, and new lines are rescaled the same way:
+//! `indentation_rescaled`.
 //!
 //! Only the lines the block changes are written (see `render`): lines on both sides keep the
 //! file's bytes. Codex anchors restrict matches to after their lines (of several, the one inside
@@ -30,7 +34,7 @@ use crate::locate::lines::{Endings, FileText, Line, dominant_terminator};
 use crate::plan::splice::Splice;
 use crate::plan::{Block, Digest, Side};
 use render::{Body, Placed};
-use tier::{Found, Scope, SideLine, Tier, find_all};
+use tier::{Found, Scope, SideLine, Tier, find_all, find_rescaled};
 
 /// The loosest comparison form of a file line (for `FileText::keys`).
 pub fn line_key(line: &str) -> Cow<'_, str> {
@@ -203,19 +207,20 @@ fn inserted_before(block: &Block, file: &FileText<'_>, from: usize, exact: bool)
 }
 
 /// The windows a body's old side matches, and the body they apply with (blank edges dropped
-/// for the `blank_lines` tier).
+/// for the `blank_lines` tier); when none does, those it matches with its indentation
+/// rescaled.
 fn matches<'b>(file: &FileText<'_>, body: Body<'b>, scope: Scope) -> (Vec<Found>, Body<'b>, bool) {
     let found = find_all(file, &body.old, scope);
     if !found.is_empty() || scope.exact_only {
         return (found, body, false);
     }
-    match body.without_blank_edges() {
-        Some(trimmed) => {
-            let found = find_all(file, &trimmed.old, scope);
-            (found, trimmed, true)
+    if let Some(trimmed) = body.without_blank_edges() {
+        let found = find_all(file, &trimmed.old, scope);
+        if !found.is_empty() {
+            return (found, trimmed, true);
         }
-        None => (found, body, false),
     }
+    (find_rescaled(file, &body.old, scope), body, false)
 }
 
 /// Resolves `block` against `text`; `exact` turns the tolerance tiers off.
@@ -365,7 +370,12 @@ fn already_applied(file: &FileText<'_>, found: &[Found], body: &Body<'_>, scope:
     if new.is_empty() || (!found.is_empty() && new.len() <= old_len) {
         return false;
     }
-    match find_all(file, new, scope).as_slice() {
+    // A block whose search is gone may have been applied rescaled (the last resort's retry).
+    let occurrences = match find_all(file, new, scope) {
+        hits if hits.is_empty() && found.is_empty() => find_rescaled(file, new, scope),
+        hits => hits,
+    };
+    match occurrences.as_slice() {
         [occurrence] if found.is_empty() => !stale_edge(file, occurrence, body),
         [occurrence] => found.iter().all(|f| f.inside(occurrence)),
         _ => false,

@@ -1,6 +1,7 @@
 //! Property: the mistakes agents make on the lines a block does not change (trailing
-//! whitespace lost, indentation shifted, tabs written as spaces, curly quotes, other line
-//! endings, a spurious leading blank line) never change the bytes a block writes: the result
+//! whitespace lost, indentation shifted, tabs written as spaces, indentation drawn at twice
+//! the file's scale, curly quotes, other line endings, a spurious leading blank line) never
+//! change the bytes a block writes: the result
 //! is the clean block's, or a refusal (with the unique lines generated here, never a refusal).
 use proptest::prelude::*;
 
@@ -20,15 +21,17 @@ enum Defect {
     TrailingLost,
     Shift,
     Spaces,
+    Rescaled,
     Curly,
     Endings,
     LeadingBlank,
 }
 
-const DEFECTS: [Defect; 6] = [
+const DEFECTS: [Defect; 7] = [
     Defect::TrailingLost,
     Defect::Shift,
     Defect::Spaces,
+    Defect::Rescaled,
     Defect::Curly,
     Defect::Endings,
     Defect::LeadingBlank,
@@ -78,6 +81,10 @@ fn defect(p: &Piece, d: Defect) -> Piece {
         // The whole block is written at another indentation or style: a uniform change.
         Defect::Shift => p.text = format!("  {}", p.text),
         Defect::Spaces => p.text = p.text.replace('\t', "    "),
+        Defect::Rescaled => {
+            let (indent, rest) = tier::split_indent(&p.text);
+            p.text = format!("{}{rest}", " ".repeat(2 * tier::indent_width(indent)));
+        }
         Defect::Endings => p.term = if p.term == "\n" { "\r\n" } else { "\n" }.into(),
         _ => {}
     }

@@ -5,7 +5,8 @@
 //! Lines on both sides are not touched at all, so they keep the file's bytes: indentation,
 //! trailing whitespace, quotes, their own line ending. Each run of removed and added lines
 //! becomes one splice over the removed lines' bytes; the added lines come from the block,
-//! re-indented by the matched shift in the file's style (indentation tiers only) and ended like
+//! re-indented as the match maps indentation (shifted, or rescaled), in the file's style
+//! (indentation tiers only), and ended like
 //! the lines they replace or sit next to (when the block curled quotes the file has straight,
 //! the new lines' curly quotes are straightened too). At the end of the file, the final-newline state is
 //! kept unless a diff says otherwise (`\ No newline at end of file` on one side only).
@@ -257,8 +258,9 @@ impl Placed<'_, '_, '_> {
         self.neighbour_eol(i, run)
     }
 
-    /// A new line, re-indented by the matched shift in the file's style on the indentation
-    /// tiers (kept as written when the shift is nil and it is already in that style). When the
+    /// A new line, re-indented as the match maps indentation, in the file's style, on the
+    /// indentation tiers (kept as written when nothing moves and it is already in that
+    /// style). When the
     /// block's quotes were curled where the file has straight ones, its new lines' are too, and
     /// are straightened like them.
     fn restyled(&self, line: &str, tabs: bool, straighten: bool) -> String {
@@ -274,7 +276,7 @@ impl Placed<'_, '_, '_> {
             false => line.to_owned(),
         };
         let (indent, rest) = split_indent(&line);
-        let shift = self.found.shift;
+        let reindent = self.found.indent;
         if !self.found.tier.restyles() || rest.is_empty() {
             return line;
         }
@@ -284,10 +286,10 @@ impl Placed<'_, '_, '_> {
         } else {
             !indent.contains('\t')
         };
-        if shift == 0 && styled {
+        if reindent.is_identity() && styled {
             return line;
         }
-        let width = (indent_width(indent) as isize + shift).max(0) as usize;
+        let width = reindent.width(indent_width(indent));
         let indent = if tabs {
             "\t".repeat(width / TAB) + &" ".repeat(width % TAB)
         } else {
@@ -299,7 +301,7 @@ impl Placed<'_, '_, '_> {
     /// The block's old side has curly quotes and the matched file lines have none.
     fn curled(&self) -> bool {
         const CURLY: [char; 4] = ['\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}'];
-        if self.found.tier != Tier::Punctuation {
+        if !self.found.tier.normalizes_punctuation() {
             return false;
         }
         let text = self.file.text;

@@ -365,3 +365,75 @@ fn a_matching_reading_beats_an_already_applied_one() {
         "B\n=======\nC\nx\nC\n"
     );
 }
+
+#[test]
+fn a_block_drawn_at_another_indentation_scale_is_rescaled_to_the_files() {
+    // A 2-space file, the block written with 4 spaces a level: new lines take the file's scale.
+    let js = "function f(d) {\n  return d.x;\n}\n";
+    assert_eq!(
+        run(
+            js,
+            "function f(d) {\n    return d.x;\n}\n",
+            "function f(d) {\n    if (!d) {\n        return 0;\n    }\n    return d.x;\n}\n"
+        ),
+        Ok((
+            "function f(d) {\n  if (!d) {\n    return 0;\n  }\n  return d.x;\n}\n".into(),
+            "indentation_rescaled"
+        ))
+    );
+    // A 4-space file inside a class, the block at 2 spaces a level and no base indentation.
+    let py = "class A:\n    def f(self):\n        return 1\n";
+    assert_eq!(
+        run(
+            py,
+            "def f(self):\n  return 1\n",
+            "def f(self):\n  x = 1\n  return x\n"
+        ),
+        Ok((
+            "class A:\n    def f(self):\n        x = 1\n        return x\n".into(),
+            "indentation_rescaled"
+        ))
+    );
+    // A tab-indented file (a tab is 4 wide), the block at 2 spaces a level: tabs again.
+    assert_eq!(
+        run(
+            "if a {\n\tgo()\n}\n",
+            "if a {\n  go()\n}\n",
+            "if a {\n  go()\n  stop()\n}\n"
+        ),
+        Ok((
+            "if a {\n\tgo()\n\tstop()\n}\n".into(),
+            "indentation_rescaled"
+        ))
+    );
+}
+
+#[test]
+fn rescaling_is_a_last_resort_that_must_match_once() {
+    let search = "if a:\n    b()\n";
+    // The same lines at two scales in the file, neither as written: both are named.
+    assert_eq!(
+        run("if a:\n  b()\nif a:\n b()\n", search, "if a:\n    c()\n"),
+        Err("anchor_ambiguous")
+    );
+    // A match on the ladder (here exact) is never weighed against rescaled places.
+    assert_eq!(
+        run("if a:\n  b()\nif a:\n    b()\n", search, "if a:\n    c()\n"),
+        Ok(("if a:\n  b()\nif a:\n    c()\n".into(), "exact"))
+    );
+    // Applied before, at the file's scale: a retry writes nothing.
+    assert_eq!(
+        run("if a:\n  c()\n", search, "if a:\n    c()\n"),
+        Ok(("if a:\n  c()\n".into(), "already_applied"))
+    );
+    // Levels that no single ratio relates (2 then 3 more in the file, 4 then 4 in the block)
+    // are not a rescaling.
+    assert_eq!(
+        run(
+            "a:\n  b:\n     c\n",
+            "a:\n    b:\n        c\n",
+            "a:\n    b:\n        d\n"
+        ),
+        Err("anchor_missing")
+    );
+}

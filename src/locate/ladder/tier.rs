@@ -6,6 +6,9 @@
 //! punctuation ignored) is its *key*; the file's keys are computed once per file
 //! (`FileText::keys`), and only windows whose first non-blank line has the right key are
 //! compared line by line: the cost is one pass over the file plus the candidates.
+//!
+//! Past the ladder, a last resort (`find_rescaled`): the block's indentation drawn at another
+//! scale than the file's (4 spaces a level where the file has 2), every line's content equal.
 
 use std::borrow::Cow;
 
@@ -21,6 +24,8 @@ pub enum Tier {
     TrailingWhitespace,
     Indentation,
     Punctuation,
+    /// Indentation at another scale (`find_rescaled`), punctuation made ASCII.
+    Rescaled,
 }
 
 impl Tier {
@@ -31,12 +36,18 @@ impl Tier {
             Tier::TrailingWhitespace => "trailing_whitespace",
             Tier::Indentation => "indentation",
             Tier::Punctuation => "unicode_punctuation",
+            Tier::Rescaled => "indentation_rescaled",
         }
     }
 
-    /// Whether changed lines are re-indented by the matched shift in the file's style.
+    /// Whether changed lines are re-indented as the match maps them, in the file's style.
     pub fn restyles(self) -> bool {
-        matches!(self, Tier::Indentation | Tier::Punctuation)
+        matches!(self, Tier::Indentation | Tier::Punctuation | Tier::Rescaled)
+    }
+
+    /// Whether lines compare with curly quotes, dashes and the like made ASCII.
+    pub fn normalizes_punctuation(self) -> bool {
+        matches!(self, Tier::Punctuation | Tier::Rescaled)
     }
 
     /// The text two lines of one block must share to count as the same line at this tier
@@ -47,7 +58,7 @@ impl Tier {
             Tier::Exact | Tier::LineEndings => line.to_owned(),
             Tier::TrailingWhitespace => line.trim_end().to_owned(),
             Tier::Indentation => format!("{}\0{}", indent_width(indent), rest.trim_end()),
-            Tier::Punctuation => {
+            Tier::Punctuation | Tier::Rescaled => {
                 format!("{}\0{}", indent_width(indent), punctuation(rest.trim_end()))
             }
         }
@@ -115,15 +126,52 @@ pub fn split_indent(line: &str) -> (&str, &str) {
     (&line[..line.len() - rest.len()], rest)
 }
 
-/// One window a side matches: its first line, length in lines, tier and indentation shift
-/// (file width minus block width).
+/// One window a side matches: its first line, length in lines, tier and how the block's
+/// indentation maps onto the file's.
 #[derive(Clone, Copy, Debug)]
 pub struct Found {
     pub first: usize,
     pub len: usize,
     pub tier: Tier,
-    pub shift: isize,
+    pub indent: Reindent,
 }
+
+/// How an indentation width of the block becomes the file's: `to + (width - from) * num / den`.
+/// The ladder's tiers shift by a constant (`num == den`); the last resort also rescales.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reindent {
+    from: isize,
+    to: isize,
+    num: isize,
+    den: isize,
+}
+
+impl Reindent {
+    /// File width minus block width, the same on every line.
+    pub const fn shift(by: isize) -> Self {
+        Self {
+            from: 0,
+            to: by,
+            num: 1,
+            den: 1,
+        }
+    }
+
+    /// Whether every width stays as it is.
+    pub fn is_identity(&self) -> bool {
+        self.num == self.den && self.from == self.to
+    }
+
+    /// The file's width for a block line indented `width` (rounded down where a rescaled width
+    /// falls between two, never below 0).
+    pub fn width(&self, width: usize) -> usize {
+        let scaled = (width as isize - self.from) * self.num;
+        (self.to + scaled.div_euclid(self.den)).max(0) as usize
+    }
+}
+
+/// The largest numerator and denominator of a rescaling (2 to 4 spaces a level is 2/1).
+const MAX_SCALE: isize = 4;
 
 impl Found {
     /// Whether this window lies inside `outer`.
@@ -143,43 +191,76 @@ pub struct Scope {
 
 /// Every window of the file that `wanted` matches, each at its strictest tier.
 pub fn find_all(file: &FileText<'_>, wanted: &[SideLine<'_>], scope: Scope) -> Vec<Found> {
-    let (text, lines) = (file.text, file.lines());
-    let m = wanted.len();
-    if m == 0 || m > lines.len() {
-        return Vec::new();
-    }
-    let pivot = wanted.iter().position(|w| !w.blank());
-    let starts: Vec<usize> = match pivot {
-        Some(k) => {
-            let hits = file.keyed(&key(wanted[k].text));
-            hits.into_iter().filter_map(|j| j.checked_sub(k)).collect()
-        }
-        None => (0..lines.len()).collect(),
-    };
-    starts
+    let lines = file.lines();
+    windows(file, wanted, scope)
         .into_iter()
-        .filter(|&i| i >= scope.from && i + m <= lines.len())
-        .filter(|&i| !scope.at_eof || i + m == lines.len())
         .filter_map(|first| {
-            let window = &lines[first..first + m];
-            let (tier, shift) = classify(text, window, wanted, scope.exact_only)?;
+            let window = &lines[first..first + wanted.len()];
+            let (tier, indent) = classify(file.text, window, wanted, scope.exact_only)?;
             Some(Found {
                 first,
-                len: m,
+                len: wanted.len(),
                 tier,
-                shift,
+                indent,
             })
         })
         .collect()
 }
 
-/// The strictest tier at which the file lines `window` match `wanted`, and the shift.
+/// Every window whose lines equal `wanted`'s once the block's indentation is drawn at the
+/// file's scale (`Tier::Rescaled`): the last resort, for a block that matches nowhere on the
+/// ladder. Nothing under `exact_only`.
+pub fn find_rescaled(file: &FileText<'_>, wanted: &[SideLine<'_>], scope: Scope) -> Vec<Found> {
+    if scope.exact_only {
+        return Vec::new();
+    }
+    let (text, lines) = (file.text, file.lines());
+    windows(file, wanted, scope)
+        .into_iter()
+        .filter_map(|first| {
+            let window = &lines[first..first + wanted.len()];
+            let pairs = window
+                .iter()
+                .map(|l| &text[l.start..l.content_end])
+                .zip(wanted.iter().map(|w| w.text));
+            Some(Found {
+                first,
+                len: wanted.len(),
+                tier: Tier::Rescaled,
+                indent: rescaled(pairs)?,
+            })
+        })
+        .collect()
+}
+
+/// The first lines of the windows in `scope` whose first non-blank line has the key of
+/// `wanted`'s (every window, when `wanted` is blank).
+fn windows(file: &FileText<'_>, wanted: &[SideLine<'_>], scope: Scope) -> Vec<usize> {
+    let (n, m) = (file.lines().len(), wanted.len());
+    if m == 0 || m > n {
+        return Vec::new();
+    }
+    let starts: Vec<usize> = match wanted.iter().position(|w| !w.blank()) {
+        Some(k) => {
+            let hits = file.keyed(&key(wanted[k].text));
+            hits.into_iter().filter_map(|j| j.checked_sub(k)).collect()
+        }
+        None => (0..n).collect(),
+    };
+    starts
+        .into_iter()
+        .filter(|&i| i >= scope.from && i + m <= n)
+        .filter(|&i| !scope.at_eof || i + m == n)
+        .collect()
+}
+
+/// The strictest tier at which the file lines `window` match `wanted`, and its uniform shift.
 pub fn classify(
     text: &str,
     window: &[Line],
     wanted: &[SideLine<'_>],
     exact_only: bool,
-) -> Option<(Tier, isize)> {
+) -> Option<(Tier, Reindent)> {
     let content = |l: &Line| &text[l.start..l.content_end];
     let term = |l: &Line| &text[l.content_end..l.end];
     let last = wanted.len() - 1;
@@ -187,7 +268,7 @@ pub fn classify(
         content(f) == w.text && (term(f) == w.term || (i == last && w.term.is_empty()))
     });
     if exact {
-        return Some((Tier::Exact, 0));
+        return Some((Tier::Exact, Reindent::shift(0)));
     }
     if exact_only {
         return None;
@@ -199,14 +280,14 @@ pub fn classify(
             .zip(wanted.iter().map(|w| w.text))
     };
     if pairs().all(|(f, w)| f == w) {
-        return Some((Tier::LineEndings, 0));
+        return Some((Tier::LineEndings, Reindent::shift(0)));
     }
     if pairs().all(|(f, w)| f.trim_end() == w.trim_end()) {
-        return Some((Tier::TrailingWhitespace, 0));
+        return Some((Tier::TrailingWhitespace, Reindent::shift(0)));
     }
     for tier in [Tier::Indentation, Tier::Punctuation] {
         if let Some(shift) = shifted(pairs(), tier) {
-            return Some((tier, shift));
+            return Some((tier, Reindent::shift(shift)));
         }
     }
     None
@@ -233,4 +314,45 @@ fn shifted<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>, tier: Tier) -> O
         }
     }
     Some(shift.unwrap_or(0))
+}
+
+/// The rescaling under which every pair of (file line, block line) matches with punctuation
+/// made ASCII: the non-blank lines' indentation relative to the first one's, in the file,
+/// is the block's times one ratio of whole numbers up to `MAX_SCALE` other than 1 (so levels
+/// keep their order and nesting). `None` when the lines differ, or no such ratio holds them
+/// all (a uniform shift is the ladder's).
+fn rescaled<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Option<Reindent> {
+    let mut anchor: Option<(isize, isize)> = None;
+    let mut ratio: Option<(isize, isize)> = None;
+    for (f, w) in pairs {
+        let ((fi, fr), (wi, wr)) = (split_indent(f), split_indent(w));
+        if punctuation(fr.trim_end()) != punctuation(wr.trim_end()) {
+            return None;
+        }
+        if fr.trim().is_empty() {
+            continue;
+        }
+        let (file, block) = (indent_width(fi) as isize, indent_width(wi) as isize);
+        let Some((block0, file0)) = anchor else {
+            anchor = Some((block, file));
+            continue;
+        };
+        let (db, df) = (block - block0, file - file0);
+        match ratio {
+            _ if db == 0 && df == 0 => {}
+            Some((num, den)) if df * den == db * num => {}
+            None if db != 0 && df != 0 && (db > 0) == (df > 0) => {
+                let g = gcd(db.abs(), df.abs());
+                ratio = Some((df.abs() / g, db.abs() / g));
+            }
+            _ => return None,
+        }
+    }
+    let (num, den) = ratio.filter(|&(n, d)| n != d && n <= MAX_SCALE && d <= MAX_SCALE)?;
+    let (from, to) = anchor?;
+    Some(Reindent { from, to, num, den })
+}
+
+fn gcd(a: isize, b: isize) -> isize {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
