@@ -1,7 +1,7 @@
 //! Parsing with a provider's grammar: one reusable parser per language per thread, error
 //! counts and the first error's location.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -78,38 +78,41 @@ static DEFER_FREES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 /// largest file, not the sum of all.
 const DEFER_LIMIT: usize = 64 << 10;
 
-/// The trees kept, the bytes they cover within the limit, and whether the one tree beyond it
-/// is taken.
-type Retired = (Vec<Tree>, usize, bool);
-
 thread_local! {
-    static RETIRED: RefCell<Retired> = const { RefCell::new((Vec::new(), 0, false)) };
+    /// The bytes of source the trees this thread kept cover within the limit, and whether the
+    /// one tree beyond it is taken.
+    static KEPT: Cell<(usize, bool)> = const { Cell::new((0, false)) };
 }
 
-/// Called once by the binary: trees handed to [`retire`] are then kept until the process
-/// exits instead of being freed one node at a time (a few milliseconds per large file, on the
-/// path of every edit), up to [`DEFER_LIMIT`]. Library callers keep the default: trees are
-/// freed as usual.
+/// Called once by the one-shot binary (not the MCP server, which lives on): trees handed to
+/// [`retire`] are then left to the process's exit instead of being freed one node at a time
+/// (a millisecond or more per large file, on the path of every edit), up to [`DEFER_LIMIT`].
+/// Library callers keep the default: trees are freed as usual.
 pub fn defer_frees_to_exit() {
     DEFER_FREES.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Drops a tree that is no longer needed, or keeps it for the exit (see above).
+/// Drops a tree that is no longer needed, or leaves it to the exit (see above). A kept tree is
+/// forgotten, not stored: a thread-local store is dropped at exit by the thread's destructors,
+/// which would free every node after all.
 pub fn retire(tree: Tree) {
     if !DEFER_FREES.load(std::sync::atomic::Ordering::Relaxed) {
         return drop(tree);
     }
     let len = tree.root_node().end_byte();
-    RETIRED.with(|r| {
-        let (kept, bytes, beyond) = &mut *r.borrow_mut();
-        if *bytes + len <= DEFER_LIMIT {
-            *bytes += len;
-            kept.push(tree);
-        } else if !*beyond {
-            *beyond = true;
-            kept.push(tree);
-        }
+    let keep = KEPT.with(|kept| {
+        let (bytes, beyond) = kept.get();
+        let keep = if bytes + len <= DEFER_LIMIT {
+            Some((bytes + len, beyond))
+        } else {
+            (!beyond).then_some((bytes, true))
+        };
+        keep.inspect(|&now| kept.set(now)).is_some()
     });
+    match keep {
+        true => std::mem::forget(tree),
+        false => drop(tree),
+    }
 }
 
 /// The syntax errors of a parsed file: the tree's error and missing nodes plus what the
