@@ -208,19 +208,28 @@ fn inserted_before(block: &Block, file: &FileText<'_>, from: usize, exact: bool)
 
 /// The windows a body's old side matches, and the body they apply with (blank edges dropped
 /// for the `blank_lines` tier); when none does, those it matches with its indentation
-/// rescaled.
+/// rescaled. When nothing matches at all, the body without its blank edges, if it has any, is
+/// the one a retry is looked for with (`already_applied`).
 fn matches<'b>(file: &FileText<'_>, body: Body<'b>, scope: Scope) -> (Vec<Found>, Body<'b>, bool) {
     let found = find_all(file, &body.old, scope);
     if !found.is_empty() || scope.exact_only {
         return (found, body, false);
     }
-    if let Some(trimmed) = body.without_blank_edges() {
-        let found = find_all(file, &trimmed.old, scope);
-        if !found.is_empty() {
-            return (found, trimmed, true);
+    let trimmed = match body.without_blank_edges() {
+        Some(trimmed) => {
+            let found = find_all(file, &trimmed.old, scope);
+            if !found.is_empty() {
+                return (found, trimmed, true);
+            }
+            Some(trimmed)
         }
+        None => None,
+    };
+    let rescaled = find_rescaled(file, &body.old, scope);
+    match trimmed {
+        Some(trimmed) if rescaled.is_empty() => (rescaled, trimmed, true),
+        _ => (rescaled, body, false),
     }
-    (find_rescaled(file, &body.old, scope), body, false)
 }
 
 /// Resolves `block` against `text`; `exact` turns the tolerance tiers off.

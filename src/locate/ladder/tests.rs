@@ -437,3 +437,17 @@ fn rescaling_is_a_last_resort_that_must_match_once() {
         Err("anchor_missing")
     );
 }
+
+#[test]
+fn a_retried_block_with_a_blank_edge_the_file_lacks_is_already_applied() {
+    let (search, replace) = ("\n    x = 1\n", "\n    x = 2\n");
+    let (once, how) = run("def f():\n    x = 1\n", search, replace).expect("first");
+    assert_eq!(
+        (once.as_str(), how),
+        ("def f():\n    x = 2\n", "blank_lines")
+    );
+    assert_eq!(
+        run(&once, search, replace),
+        Ok(("def f():\n    x = 2\n".into(), "already_applied"))
+    );
+}
