@@ -11,7 +11,7 @@ use crate::locate::text::{self, EditContext};
 use crate::locate::{anchor, ladder, node};
 use crate::plan::splice::Splice;
 use crate::plan::symbol::SymbolEdit;
-use crate::plan::{ConfigOp, Digest, NodeOp, Op, OpKind, Plan, Target};
+use crate::plan::{Block, ConfigOp, Digest, NodeOp, Op, OpKind, Plan, Target};
 use crate::workspace::path::TargetPath;
 use crate::workspace::snapshot::Snapshot;
 
@@ -174,7 +174,14 @@ fn resolve_op(
         OpKind::Block(block) => {
             let resolved =
                 ladder::resolve(block, file, &path.rel, i, &r.label, before.digest, exact)
-                    .map_err(|e| r.located(e))?;
+                    .map_err(|e| {
+                        let earlier = Earlier {
+                            file,
+                            splices: &out.splices,
+                            exact,
+                        };
+                        r.located(written_earlier(&r, plan, block, earlier, e))
+                    })?;
             out.matches.push(matched(i, resolved.matched_by));
             out.splices.extend(resolved.splices);
         }
@@ -189,6 +196,56 @@ fn resolve_op(
         | OpKind::Mode { .. } => {}
     }
     Ok(())
+}
+
+/// A block found nowhere in the file as read that matches once the file's earlier operations
+/// (`earlier`, their splices) are applied: the agent wrote it against their result, as Aider
+/// applies blocks one after another. Every block here applies to the file as read, so the
+/// refusal names the earlier blocks and says how to send the edit. Only on this refusal's
+/// path is the file's intermediate text built.
+fn written_earlier(
+    r: &Resolving<'_>,
+    plan: &Plan,
+    block: &Block,
+    ctx: Earlier<'_, '_>,
+    e: Error,
+) -> Error {
+    let same_file = |op: &&Op| op.path.raw == r.op.path.raw && matches!(op.kind, OpKind::Block(_));
+    let blocks: Vec<&Op> = plan.ops[..r.i].iter().filter(same_file).collect();
+    if e.code != Code::AnchorMissing || blocks.is_empty() || ctx.splices.is_empty() {
+        return e;
+    }
+    let mut splices = ctx.splices.to_vec();
+    if crate::plan::splice::order(&mut splices).is_err() {
+        return e;
+    }
+    let applied = crate::plan::splice::apply(ctx.file.text.as_bytes(), &splices);
+    let Ok(text) = String::from_utf8(applied) else {
+        return e;
+    };
+    let then = FileText::new(&text);
+    let digest = Digest::of(b"");
+    match ladder::resolve(block, &then, &r.path.rel, r.i, &r.label, digest, ctx.exact) {
+        Ok(resolved) if !resolved.splices.is_empty() => {
+            let labels: Vec<String> = blocks.iter().map(|op| op.origin.label()).collect();
+            let pointers: Vec<String> = blocks.iter().map(|op| op.origin.pointer()).collect();
+            let has = if labels.len() == 1 { "has" } else { "have" };
+            e.detail("applies_after", pointers).hint(format!(
+                "This block matches only once {} {has} applied, but every block applies to the file as read: merge them into one block (SEARCH the file's current lines, REPLACE with the final text), or send this block again once they have applied.",
+                labels.join(", ")
+            ))
+        }
+        _ => e,
+    }
+}
+
+/// What a block's refusal is checked against: the file as read, the splices of the file's
+/// operations before it, and whether only exact bytes count.
+#[derive(Clone, Copy)]
+struct Earlier<'a, 'f> {
+    file: &'a FileText<'f>,
+    splices: &'a [Splice],
+    exact: bool,
 }
 
 /// A symbol edit (a structure named by its symbol): parses the file and records the symbol.

@@ -36,6 +36,42 @@ fn dialects_are_detected_by_content() {
 }
 
 #[test]
+fn a_block_that_matches_only_after_an_earlier_block_is_refused_naming_it() {
+    let repo = Repo::new();
+    let text = "class Order:\n    def paid(self):\n        self.status = 1\n";
+    repo.write("m.py", text).commit();
+    let first = block(
+        "m.py",
+        "        self.status = 1\n",
+        "        self.status = 1\n        self.at = now()\n",
+    );
+    let second = block(
+        "m.py",
+        "        self.at = now()\n",
+        "        self.at = today()\n",
+    );
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &format!("{first}\n{second}"));
+    assert_eq!((rc, code(&doc)), (1, "anchor_missing"), "{doc}");
+    assert_eq!(
+        doc["error"]["details"]["applies_after"],
+        json!(["/blocks/0"]),
+        "{doc}"
+    );
+    let hint = doc["error"]["hint"].as_str().expect("hint");
+    assert!(
+        hint.contains("blocks[0]") && hint.contains("merge"),
+        "{hint}"
+    );
+    assert_eq!(repo.text("m.py"), text);
+    // A search found nowhere, before or after the earlier blocks, names none.
+    let (_, doc) = repo.json_stdin(
+        &["apply", "-"],
+        &format!("{first}\n{}", block("m.py", "x = 2\n", "x = 3\n")),
+    );
+    assert!(doc["error"]["details"]["applies_after"].is_null(), "{doc}");
+}
+
+#[test]
 fn a_block_at_another_indentation_scale_applies_at_the_files_scale_unless_exact() {
     let repo = Repo::new();
     repo.write("m.py", "class A:\n  def f(self):\n    return 1\n")
