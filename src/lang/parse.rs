@@ -102,12 +102,13 @@ pub fn retire(tree: Tree) {
     let len = tree.root_node().end_byte();
     let keep = KEPT.with(|kept| {
         let (bytes, beyond) = kept.get();
-        let keep = if bytes + len <= DEFER_LIMIT {
-            Some((bytes + len, beyond))
-        } else {
-            (!beyond).then_some((bytes, true))
+        let now = match bytes + len <= DEFER_LIMIT {
+            true => (bytes + len, beyond),
+            false if !beyond => (bytes, true),
+            false => return false,
         };
-        keep.inspect(|&now| kept.set(now)).is_some()
+        kept.set(now);
+        true
     });
     match keep {
         true => std::mem::forget(tree),

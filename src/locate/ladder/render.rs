@@ -6,10 +6,10 @@
 //! trailing whitespace, quotes, their own line ending. Each run of removed and added lines
 //! becomes one splice over the removed lines' bytes; the added lines come from the block,
 //! re-indented as the match maps indentation (shifted, or rescaled), in the file's style
-//! (indentation tiers only), and ended like
-//! the lines they replace or sit next to (when the block curled quotes the file has straight,
-//! the new lines' curly quotes are straightened too). At the end of the file, the final-newline state is
-//! kept unless a diff says otherwise (`\ No newline at end of file` on one side only).
+//! (indentation tiers only), and ended like the lines they replace or sit next to (when the
+//! block curled quotes the file has straight, the new lines' curly quotes are straightened
+//! too). At the end of the file, the final-newline state is kept unless a diff says
+//! otherwise (`\ No newline at end of file` on one side only).
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -260,9 +260,8 @@ impl Placed<'_, '_, '_> {
 
     /// A new line, re-indented as the match maps indentation, in the file's style, on the
     /// indentation tiers (kept as written when nothing moves and it is already in that
-    /// style). When the
-    /// block's quotes were curled where the file has straight ones, its new lines' are too, and
-    /// are straightened like them.
+    /// style). When the block's quotes were curled where the file has straight ones, its new
+    /// lines' are too, and are straightened like them.
     fn restyled(&self, line: &str, tabs: bool, straighten: bool) -> String {
         let line = match straighten {
             true => line

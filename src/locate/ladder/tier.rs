@@ -191,20 +191,9 @@ pub struct Scope {
 
 /// Every window of the file that `wanted` matches, each at its strictest tier.
 pub fn find_all(file: &FileText<'_>, wanted: &[SideLine<'_>], scope: Scope) -> Vec<Found> {
-    let lines = file.lines();
-    windows(file, wanted, scope)
-        .into_iter()
-        .filter_map(|first| {
-            let window = &lines[first..first + wanted.len()];
-            let (tier, indent) = classify(file.text, window, wanted, scope.exact_only)?;
-            Some(Found {
-                first,
-                len: wanted.len(),
-                tier,
-                indent,
-            })
-        })
-        .collect()
+    judged(file, wanted, scope, |window| {
+        classify(file.text, window, wanted, scope.exact_only)
+    })
 }
 
 /// Every window whose lines equal `wanted`'s once the block's indentation is drawn at the
@@ -214,20 +203,33 @@ pub fn find_rescaled(file: &FileText<'_>, wanted: &[SideLine<'_>], scope: Scope)
     if scope.exact_only {
         return Vec::new();
     }
-    let (text, lines) = (file.text, file.lines());
+    judged(file, wanted, scope, |window| {
+        let pairs = window
+            .iter()
+            .map(|l| &file.text[l.start..l.content_end])
+            .zip(wanted.iter().map(|w| w.text));
+        Some((Tier::Rescaled, rescaled(pairs)?))
+    })
+}
+
+/// The candidate windows (`windows`) that `judge` matches, with the tier and indentation
+/// mapping it found.
+fn judged(
+    file: &FileText<'_>,
+    wanted: &[SideLine<'_>],
+    scope: Scope,
+    judge: impl Fn(&[Line]) -> Option<(Tier, Reindent)>,
+) -> Vec<Found> {
+    let lines = file.lines();
     windows(file, wanted, scope)
         .into_iter()
         .filter_map(|first| {
-            let window = &lines[first..first + wanted.len()];
-            let pairs = window
-                .iter()
-                .map(|l| &text[l.start..l.content_end])
-                .zip(wanted.iter().map(|w| w.text));
+            let (tier, indent) = judge(&lines[first..first + wanted.len()])?;
             Some(Found {
                 first,
                 len: wanted.len(),
-                tier: Tier::Rescaled,
-                indent: rescaled(pairs)?,
+                tier,
+                indent,
             })
         })
         .collect()
