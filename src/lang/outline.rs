@@ -3,6 +3,7 @@
 //! Anonymous nodes are not listed, so the outline of a large file stays readable.
 
 use std::ops::Range;
+use std::sync::{Mutex, PoisonError};
 
 use tree_sitter::{Node, Tree};
 
@@ -69,17 +70,60 @@ fn name_of(structure: &Structure, node: Node<'_>, source: &[u8]) -> Option<Strin
     (!name.is_empty()).then(|| name.to_owned())
 }
 
-/// The structure rule of every node kind of the tree's language, indexed by kind id.
-fn kind_table<'p>(provider: &'p Provider, tree: &Tree) -> Vec<Option<&'p Structure>> {
-    let language = tree.language();
-    let mut table = vec![None; language.node_kind_count().max(1)];
-    for structure in provider.structures {
-        let id = usize::from(language.id_for_node_kind(structure.kind, true));
-        if id != 0 && id < table.len() {
-            table[id] = Some(structure);
+/// What the walk asks of each node kind of a provider's language, indexed by kind id: the
+/// position of the kind's structure rule in `provider.structures`, and whether the walk need
+/// not descend into it. Made once per provider and process: a kind id is found by comparing
+/// names with every symbol of the grammar, too slow to repeat for each region of each file.
+struct KindTable {
+    structure: Vec<Option<u16>>,
+    opaque: Vec<bool>,
+}
+
+impl KindTable {
+    fn of(provider: &Provider, tree: &Tree) -> &'static KindTable {
+        static MADE: Mutex<Vec<(&str, &KindTable)>> = Mutex::new(Vec::new());
+        let mut made = MADE.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, table)) = made.iter().find(|(name, _)| *name == provider.name) {
+            return table;
         }
+        let table: &'static KindTable = Box::leak(Box::new(Self::new(provider, tree)));
+        made.push((provider.name, table));
+        table
     }
-    table
+
+    fn new(provider: &Provider, tree: &Tree) -> Self {
+        let language = tree.language();
+        let count = language.node_kind_count().max(1);
+        let id = |kind: &str| {
+            Some(usize::from(language.id_for_node_kind(kind, true)))
+                .filter(|&id| id != 0 && id < count)
+        };
+        let mut structure = vec![None; count];
+        for (at, rule) in provider.structures.iter().enumerate() {
+            if let (Some(id), Ok(at)) = (id(rule.kind), u16::try_from(at)) {
+                structure[id] = Some(at);
+            }
+        }
+        let mut opaque = vec![false; count];
+        let kinds = match provider.name {
+            "python" => PYTHON_OPAQUE,
+            _ => &[],
+        };
+        for id in kinds.iter().filter_map(|kind| id(kind)) {
+            opaque[id] = true;
+        }
+        Self { structure, opaque }
+    }
+
+    /// The structure rule of nodes of kind `id`, if they are named structures.
+    fn structure<'p>(&self, provider: &'p Provider, id: u16) -> Option<&'p Structure> {
+        let at = self.structure.get(usize::from(id)).copied().flatten()?;
+        provider.structures.get(usize::from(at))
+    }
+
+    fn opaque(&self, id: u16) -> bool {
+        self.opaque.get(usize::from(id)).copied().unwrap_or(false)
+    }
 }
 
 /// Last line of a structure whose bytes end at `end` (1-based).
@@ -238,31 +282,13 @@ const PYTHON_OPAQUE: &[&str] = &[
     "comment",
 ];
 
-/// Which node kinds the walk need not descend into (indexed by kind id).
-fn opaque_table(provider: &Provider, tree: &Tree) -> Vec<bool> {
-    let language = tree.language();
-    let mut table = vec![false; language.node_kind_count().max(1)];
-    let kinds = match provider.name {
-        "python" => PYTHON_OPAQUE,
-        _ => &[],
-    };
-    for kind in kinds {
-        let id = usize::from(language.id_for_node_kind(kind, true));
-        if id != 0 && id < table.len() {
-            table[id] = true;
-        }
-    }
-    table
-}
-
 fn walk(
     provider: &Provider,
     tree: &Tree,
     source: &[u8],
     near: Option<&[Range<usize>]>,
 ) -> Vec<Item> {
-    let table = kind_table(provider, tree);
-    let opaque = opaque_table(provider, tree);
+    let table = KindTable::of(provider, tree);
     let near = near.map(Sorted::new);
     let mut items = Vec::new();
     let mut scope: Vec<(usize, String)> = Vec::new();
@@ -276,7 +302,7 @@ fn walk(
         {
             scope.pop();
         }
-        let structure = table.get(usize::from(node.kind_id())).copied().flatten();
+        let structure = table.structure(provider, node.kind_id());
         let mut named = false;
         if let Some(name) = structure
             .filter(|_| relevant)
@@ -298,8 +324,7 @@ fn walk(
             items.extend(json_object(node, outer, scope.len(), source));
         }
         // Error recovery can put anything anywhere: only a clean subtree is skipped.
-        let opaque_kind = opaque.get(usize::from(node.kind_id())).copied();
-        let skip = opaque_kind.unwrap_or(false) && !node.has_error();
+        let skip = table.opaque(node.kind_id()) && !node.has_error();
         if relevant && !skip && cursor.goto_first_child() {
             continue;
         }
@@ -314,7 +339,7 @@ fn walk(
 
 #[cfg(test)]
 mod tests {
-    use super::{Sorted, kind_table, name_of, outline, touches};
+    use super::{KindTable, Sorted, name_of, outline, touches};
     use crate::lang::{parse::parse, provider_for};
 
     /// The sorted search answers as the plain scan does, for every span and set of ranges
@@ -343,11 +368,11 @@ mod tests {
     fn every_named(path: &str, source: &[u8]) -> Vec<(String, usize)> {
         let provider = provider_for(path).expect("provider");
         let tree = parse(provider, source, None).expect("parse");
-        let table = kind_table(provider, &tree);
+        let table = KindTable::of(provider, &tree);
         let mut found = Vec::new();
         let mut stack = vec![tree.root_node()];
         while let Some(node) = stack.pop() {
-            let structure = table.get(usize::from(node.kind_id())).copied().flatten();
+            let structure = table.structure(provider, node.kind_id());
             if structure.is_some_and(|s| name_of(s, node, source).is_some()) {
                 found.push((node.kind().to_owned(), node.start_byte()));
             }

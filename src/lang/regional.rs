@@ -41,6 +41,9 @@ pub struct Clean {
     /// or when a TypeScript / JavaScript file may export by an `export { … }` list (the API
     /// guard then reads the file).
     pub declarations: Option<Declarations>,
+    /// What the regions cost: the bytes of the original's windows tried, twice (each new
+    /// side is about as long), against a budget of both whole versions.
+    pub spent: usize,
 }
 
 /// One parsed region of one version.
@@ -169,6 +172,7 @@ pub fn check(
             after: Vec::new(),
             after_clean: true,
         }),
+        spent: 0,
     };
     // Clusters whose regions overlap are merged and searched again.
     let mut found: Vec<(Range<usize>, Window, Parsed, Parsed)> = Vec::new();
@@ -222,6 +226,7 @@ pub fn check(
         let edits = &ranges[cluster];
         record(provider, &mut clean, &window, (old, new), edits, new_start);
     }
+    clean.spent = 2 * before.len() - budget;
     Ok(Some(clean))
 }
 
@@ -235,7 +240,10 @@ fn region_of(
     budget: &mut usize,
 ) -> Result<Option<(Window, Parsed, Held)>> {
     let edits = &ranges[cluster.clone()];
-    let span = edits[0].0.start..edits[edits.len() - 1].0.end;
+    let mut span = edits[0].0.start..edits[edits.len() - 1].0.end;
+    if continues_line_above(before, after, &edits[0]) {
+        span.start -= 1;
+    }
     let mut failure = None;
     let found = first_window(provider, before, span, |w| {
         // Both versions of the window are parsed (the new one about as long).
@@ -260,6 +268,27 @@ fn region_of(
         Some(Some((window, (Some(old), Some(new))))) => Some((window, old, new)),
         _ => None,
     })
+}
+
+/// Whether an edit inserts whole lines at a line's start, the first indented at least as
+/// deep as the line above: then the region is searched from that line (where a diff's
+/// narrowed hunk or a find ending with its line anchored it), not from the line below,
+/// which may open another block and so a wider region.
+fn continues_line_above(
+    before: &[u8],
+    after: &[u8],
+    (old, new): &(Range<usize>, Range<usize>),
+) -> bool {
+    let indent = |line: &[u8]| line.len() - line.trim_ascii_start().len();
+    let text = &after[new.clone()];
+    if !old.is_empty() || old.start == 0 || before[old.start - 1] != b'\n' || !text.ends_with(b"\n")
+    {
+        return false;
+    }
+    let above = &before[..old.start - 1];
+    let above = &above[above.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)..];
+    let first = text.split(|&b| b == b'\n').next().unwrap_or_default();
+    indent(first) >= indent(above)
 }
 
 /// Whether every non-blank line of a Python region's new text begins with the indentation

@@ -158,12 +158,44 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 
 /// The one range of `before` that `after` replaces, and where its text lands in `after`: the
 /// bytes between their common prefix and common suffix (a whole-content rewrite, an undo's
-/// restore, described by what it changes).
+/// restore, described by what it changes). Both ends fall on UTF-8 character boundaries.
 pub fn changed(before: &[u8], after: &[u8]) -> (Range<usize>, Range<usize>) {
-    let prefix = common_prefix(before, after);
+    let inside_char = |bytes: &[u8], at: usize| bytes.get(at).is_some_and(|b| b & 0xC0 == 0x80);
+    let mut prefix = common_prefix(before, after);
+    while prefix > 0 && (inside_char(before, prefix) || inside_char(after, prefix)) {
+        prefix -= 1;
+    }
     let room = before.len().min(after.len()) - prefix;
-    let suffix = common_suffix(&before[prefix..], &after[prefix..]).min(room);
-    (prefix..before.len() - suffix, prefix..after.len() - suffix)
+    let mut suffix = common_suffix(&before[prefix..], &after[prefix..]).min(room);
+    let ends = |suffix: usize| (before.len() - suffix, after.len() - suffix);
+    while suffix > 0 && {
+        let (b, a) = ends(suffix);
+        inside_char(before, b) || inside_char(after, a)
+    } {
+        suffix -= 1;
+    }
+    let (b, a) = ends(suffix);
+    (prefix..b, prefix..a)
+}
+
+/// What each splice (in order) really changes: its range of `original` and where its text
+/// lands in the output, narrowed to the bytes that differ. A splice that writes context
+/// back as it was (a diff hunk's unchanged lines) changes only what lies between; one that
+/// changes nothing is left out. The gate, the API guard and the receipt work on these.
+pub fn changed_ranges(original: &[u8], splices: &[Splice]) -> Vec<(Range<usize>, Range<usize>)> {
+    splices
+        .iter()
+        .zip(output_ranges(splices))
+        .filter_map(|(s, out)| {
+            let (old, new) = changed(&original[s.range.clone()], s.text.as_bytes());
+            let at = (s.range.start, out.start);
+            let moved = (
+                old.start + at.0..old.end + at.0,
+                new.start + at.1..new.end + at.1,
+            );
+            (!old.is_empty() || !new.is_empty()).then_some(moved)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -268,6 +300,20 @@ mod tests {
         assert_eq!(common_prefix(&text, &text), 5000);
         assert_eq!(changed(&text, &text), (5000..5000, 5000..5000));
         assert_eq!(changed(b"abcabc", b"abc"), (3..6, 3..3));
+    }
+
+    #[test]
+    fn changed_ranges_leave_out_the_context_a_splice_writes_back() {
+        let original = "a\nb\nc\nd\n";
+        let splices = [splice(0..4, "a\nb\n", 0), splice(4..8, "c\nX\nd\n", 1)];
+        // The first writes back what was there; the second inserts one line after `c`.
+        assert_eq!(
+            changed_ranges(original.as_bytes(), &splices),
+            [(6..6, 6..8)]
+        );
+        // Ends fall between characters: `é` and `è` share their first byte.
+        let (old, new) = changed("é".as_bytes(), "è".as_bytes());
+        assert_eq!((old, new), (0..2, 0..2));
     }
 
     proptest! {

@@ -401,15 +401,11 @@ fn prepare_edits(
     refuse_conflicts(plan, &mut splices, &matches, &g.path)?;
     let after = splice::apply(&before.bytes, &splices);
     let edits = reports(plan, &matches, &splices, &before.bytes, &after);
-    let ranges: Vec<_> = splices
-        .iter()
-        .map(|s| s.range.clone())
-        .zip(splice::output_ranges(&splices))
-        .collect();
     if after == *before.bytes {
         return Ok(unchanged(g, before, edits));
     }
     config_result(plan, g, &after)?;
+    let ranges = splice::changed_ranges(&before.bytes, &splices);
     // Building only (`edit --json`): the final parse of files with structure targets is the
     // commit's; files with text edits only keep the gate's rule.
     let deferred = structural && options.build_only;

@@ -178,3 +178,22 @@ fn a_region_is_parsed_once_with_every_edit_it_holds() {
     assert!(clean_all("a.js", &js, &[("k1:", "j1:"), ("k39:", "j39:")]));
     assert!(!clean_all("a.js", &js, &[("k1:", "j1:"), ("k39:", "j39")]));
 }
+
+#[test]
+fn lines_inserted_below_a_method_are_checked_in_its_body() {
+    // The insertion point is the start of the next method's line, but the lines continue the
+    // method above: its body is the region, not the long method below.
+    let long: String = (0..200).map(|i| format!("        x{i} = {i}\n")).collect();
+    let py = format!("class P:\n    def f(self):\n        return 1\n\n    def g(self):\n{long}");
+    let at = py.find("\n    def g").expect("g") + 1;
+    let new = "        # checked\n";
+    let after = format!("{}{new}{}", &py[..at], &py[at..]);
+    let provider = provider_for("a.py").expect("provider");
+    let ranges = [(at..at, at..at + new.len())];
+    let clean = check(provider, py.as_bytes(), after.as_bytes(), &ranges)
+        .expect("parses")
+        .expect("a clean region");
+    assert!(clean.spent < long.len(), "{} of {}", clean.spent, py.len());
+    let broken = ("        return 1\n", "        return 1\n    (\n");
+    assert!(!clean_all("a.py", &py, &[broken]));
+}
