@@ -92,15 +92,14 @@ impl Journal {
     }
 
     /// The commit point: removes the journal and makes the removal durable (so that after a
-    /// power loss the journal cannot come back and roll back a reported write), then removes
-    /// the pre-images.
-    pub fn commit(self) -> std::io::Result<()> {
+    /// power loss the journal cannot come back and roll back a reported write). The
+    /// pre-images, garbage from then on, are removed on another thread ([`Leftovers`]).
+    pub fn commit(self) -> std::io::Result<Leftovers> {
         failpoint::io("unlink", "commit")?;
         fs::remove_file(&self.path)?;
         sync_dir(&self.dir)?;
         crate::workspace::durable::barrier(&self.dir)?;
-        remove_backups(&self.record);
-        Ok(())
+        Ok(Leftovers::remove(backups(&self.record)))
     }
 
     /// Undoes whatever part of the transaction happened, then removes the journal; when a
@@ -114,9 +113,63 @@ impl Journal {
     }
 }
 
+fn backups(record: &Record) -> Vec<PathBuf> {
+    record
+        .entries
+        .iter()
+        .filter_map(|e| e.backup.clone())
+        .collect()
+}
+
 fn remove_backups(record: &Record) {
-    for backup in record.entries.iter().filter_map(|e| e.backup.as_ref()) {
-        let _ = fs::remove_file(backup);
+    remove_all(&backups(record));
+}
+
+/// Removes `paths`, two threads at a time for many: unlinking the last link of a replaced
+/// file frees its blocks, which costs more than the rename that replaced it.
+fn remove_all(paths: &[PathBuf]) {
+    const PER_THREAD: usize = 16;
+    let remove = |part: &[PathBuf]| part.iter().for_each(|p| drop(fs::remove_file(p)));
+    if paths.len() <= PER_THREAD {
+        return remove(paths);
+    }
+    let (first, second) = paths.split_at(paths.len() / 2);
+    std::thread::scope(|scope| {
+        scope.spawn(|| remove(second));
+        remove(first);
+    });
+}
+
+/// The pre-images of a committed transaction, being removed on another thread while the
+/// command goes on (its receipt is recorded meanwhile). Dropping it waits for the removal.
+/// A process killed before it ends leaves them to [`recover`], for which a pre-image
+/// without its journal is garbage.
+pub struct Leftovers(Option<std::thread::JoinHandle<()>>);
+
+impl Leftovers {
+    fn remove(paths: Vec<PathBuf>) -> Self {
+        if paths.is_empty() {
+            return Self(None);
+        }
+        let spawned = std::thread::Builder::new().spawn({
+            let paths = paths.clone();
+            move || remove_all(&paths)
+        });
+        match spawned {
+            Ok(thread) => Self(Some(thread)),
+            Err(_) => {
+                remove_all(&paths);
+                Self(None)
+            }
+        }
+    }
+}
+
+impl Drop for Leftovers {
+    fn drop(&mut self) {
+        if let Some(thread) = self.0.take() {
+            let _ = thread.join();
+        }
     }
 }
 

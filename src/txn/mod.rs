@@ -139,11 +139,12 @@ pub fn execute_observed(
                 observer.api_changes(&api_changes);
                 observer.before_publish(&files)?;
                 let published = publish::publish(&ws.journal_dir(), &writes, keys);
-                let recorded = observer.after_publish(&files, published.as_ref().copied());
-                published?;
+                let recorded = observer.after_publish(&files, published.as_ref().map(|_| ()));
+                let leftovers = published?;
                 recorded?;
+                drop(leftovers);
             }
-            None => publish::publish(&ws.journal_dir(), &writes, keys)?,
+            None => drop(publish::publish(&ws.journal_dir(), &writes, keys)?),
         }
     }
     Ok(Outcome {

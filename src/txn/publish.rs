@@ -7,6 +7,8 @@
 //! pre-image links), then, after the renames, the targets' folders; the commit point (removing
 //! the journal) is made durable with one more folder fsync. Any failure rolls every file back
 //! and leaves no temp file; a file that cannot be put back keeps its pre-image and the journal.
+//! Staging and every rename after the first run on several threads for many files; the
+//! pre-images of a committed transaction are removed while the caller records its receipt.
 
 use std::collections::BTreeSet;
 use std::fs::{self, OpenOptions};
@@ -16,12 +18,18 @@ use std::path::{Path, PathBuf};
 
 use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
-use crate::txn::journal::{Journal, Restored};
+use crate::txn::journal::{Journal, Leftovers, Restored};
 use crate::txn::record::{Entry, Record, sync_dir};
 use crate::workspace::failpoint;
 
 /// Writes every change of `changes` (already validated under the locks), all or nothing.
-pub fn publish(journal_dir: &Path, changes: &[&FileChange], keys: Vec<String>) -> Result<()> {
+/// The pre-images kept for a rollback are removed while the caller goes on; dropping what
+/// this returns waits for that.
+pub fn publish(
+    journal_dir: &Path,
+    changes: &[&FileChange],
+    keys: Vec<String>,
+) -> Result<Leftovers> {
     let id = Journal::new_id();
     let record = record(journal_dir, &id, changes, keys);
     let journal = Journal::begin(journal_dir, record)
@@ -144,11 +152,10 @@ fn write_all(journal: &Journal, changes: &[&FileChange]) -> StepResult {
     let copies = step("backing up", back_up(record))?;
     step("backing up", failpoint::hit("after_backup"))?;
     step("syncing", make_durable(journal, &copies))?;
-    for (i, entry) in record.entries.iter().enumerate() {
-        step("publishing", swap(entry))?;
-        if i == 0 {
-            step("publishing", failpoint::hit("after_first_rename"))?;
-        }
+    if let Some((first, rest)) = record.entries.split_first() {
+        step("publishing", swap(first))?;
+        step("publishing", failpoint::hit("after_first_rename"))?;
+        step("publishing", in_parallel(rest, swap))?;
     }
     let parents: BTreeSet<&Path> = record
         .entries

@@ -224,3 +224,47 @@ fn the_fsync_setting_in_git_config_decides_whether_files_are_fsynced() {
         assert_eq!(content, want, "identedit.fsync={setting}");
     }
 }
+
+/// Many files are renamed into place on several threads: a fault (or a kill) at one of the
+/// later renames leaves every file as it was, once in process and once by the next command,
+/// and the pre-images of a committed write are all removed before the command ends.
+#[test]
+fn a_fault_among_many_parallel_renames_rolls_every_file_back() {
+    let scene = || {
+        let repo = Repo::new();
+        for i in 0..40 {
+            repo.write(&format!("d{}/f{i}.txt", i % 3), format!("line {i}\n"));
+        }
+        repo.commit();
+        let edits: Vec<_> = (0..40)
+            .map(|i| json!({"path": format!("d{}/f{i}.txt", i % 3), "find": "line", "replace": "LINE"}))
+            .collect();
+        (repo, plan(json!({ "edits": edits })))
+    };
+    for spec in ["rename@publish#30:EIO", "rename@publish#30:KILL"] {
+        let (repo, body) = scene();
+        let before = repo.tree();
+        let out = crate::common::run_with_stdin(
+            repo.cmd()
+                .args(["apply", "-", "--format", "json"])
+                .env("IDENTEDIT_FAILPOINT", spec),
+            &body,
+        );
+        assert!(!out.status.success(), "{spec}");
+        let (rc, rec) = repo.json(&["recover"]);
+        assert_eq!(rc, 0, "{spec}: {rec}");
+        assert_eq!(repo.tree(), before, "{spec}");
+        assert!(repo.temp_files().is_empty(), "{spec}");
+        assert!(repo.journal_entries().is_empty(), "{spec}");
+    }
+    let (repo, body) = scene();
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &body);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(
+        repo.journal_entries().is_empty(),
+        "{:?}",
+        repo.journal_entries()
+    );
+    let written = std::fs::read_to_string(repo.path().join("d1/f7.txt")).expect("f7");
+    assert_eq!(written, "LINE 7\n");
+}
