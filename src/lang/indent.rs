@@ -11,6 +11,8 @@
 //! one error. This is not a second parser: it never looks past the first and last token of a
 //! line.
 
+use std::sync::OnceLock;
+
 use tree_sitter::{Node, Tree};
 
 use crate::lang::Location;
@@ -65,9 +67,17 @@ fn width(source: &[u8], line_start: usize, at: usize) -> Width {
 /// leaves cannot change a logical line's first or last token. So does a bracketed expression
 /// without errors over several lines: its inner lines continue the logical line it is in,
 /// and it ends with its closing bracket.
-fn leaves<'t>(tree: &'t Tree, source: &[u8], kinds: &Kinds) -> Vec<Node<'t>> {
+fn leaves<'t>(top: &[Node<'t>], source: &[u8], kinds: &Kinds) -> Vec<Node<'t>> {
     let mut out = Vec::new();
-    let mut cursor = tree.walk();
+    for node in top {
+        leaves_of(*node, source, kinds, &mut out);
+    }
+    out
+}
+
+/// The leaves of the subtree of `root`, in order, appended to `out`.
+fn leaves_of<'t>(root: Node<'t>, source: &[u8], kinds: &Kinds, out: &mut Vec<Node<'t>>) {
+    let mut cursor = root.walk();
     'walk: loop {
         let node = cursor.node();
         let kind = kinds.of(node);
@@ -92,7 +102,6 @@ fn leaves<'t>(tree: &'t Tree, source: &[u8], kinds: &Kinds) -> Vec<Node<'t>> {
             }
         }
     }
-    out
 }
 
 /// Expressions that open with a bracket and close with its match (and strings side by side).
@@ -130,6 +139,14 @@ enum Kind {
 struct Kinds(Vec<Kind>);
 
 impl Kinds {
+    /// The table of Python's grammar, the only one this rule reads, made once per process:
+    /// the gate checks a many-file plan on hundreds of small regions, and making the table
+    /// (every kind's name measured and compared) cost more than a region's rule.
+    fn of_python(language: &tree_sitter::Language) -> &'static Self {
+        static MADE: OnceLock<Kinds> = OnceLock::new();
+        MADE.get_or_init(|| Self::of_language(language))
+    }
+
     fn of_language(language: &tree_sitter::Language) -> Self {
         let count = language.node_kind_count();
         let table = (0..count)
@@ -180,14 +197,13 @@ fn ends_with_colon(node: Node<'_>, source: &[u8], kinds: &Kinds) -> bool {
     }
 }
 
-fn logical_lines(tree: &Tree, source: &[u8]) -> Vec<Logical> {
-    let kinds = Kinds::of_language(&tree.language());
+fn logical_lines(top: &[Node<'_>], source: &[u8], kinds: &Kinds) -> Vec<Logical> {
     let mut lines: Vec<Logical> = Vec::new();
     let (mut depth, mut continued, mut last_row) = (0usize, false, None::<usize>);
     // A `\` first on its line: the logical line it begins is measured at its first token,
     // else at the `\`.
     let mut bare: Option<Node<'_>> = None;
-    for leaf in leaves(tree, source, &kinds) {
+    for leaf in leaves(top, source, kinds) {
         let kind = kinds.of(leaf);
         let row = leaf.start_position().row;
         let starts = depth == 0 && !continued && last_row.is_none_or(|r| row > r);
@@ -230,12 +246,88 @@ fn logical_lines(tree: &Tree, source: &[u8]) -> Vec<Logical> {
     lines
 }
 
+/// From this size on, a file is checked in two parts on two threads (see [`split`]).
+const SPLIT_FROM: usize = 64 << 10;
+
 /// The indentation errors of a Python tree: how many, and where the first one is.
 pub fn python_errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
+    let kinds = Kinds::of_python(&tree.language());
+    let root = tree.root_node();
+    // A tree without children is its own only leaf.
+    let top: Vec<Node<'_>> = match root.child_count() {
+        0 => vec![root],
+        _ => root.children(&mut root.walk()).collect(),
+    };
+    let at = (source.len() >= SPLIT_FROM)
+        .then(|| split(tree, &top, source, kinds))
+        .flatten();
+    let Some(at) = at else {
+        return errors_in(tree, &top, source, kinds, true);
+    };
+    // Nodes stay on this thread; the other one finds the first part's again by position.
+    let (first, second) = std::thread::scope(|scope| {
+        let first = scope.spawn(|| {
+            let root = tree.root_node();
+            let top: Vec<Node<'_>> = root.children(&mut root.walk()).take(at).collect();
+            errors_in(tree, &top, source, kinds, false)
+        });
+        let second = errors_in(tree, &top[at..], source, kinds, true);
+        (first.join(), second)
+    });
+    match first {
+        Ok((count, location)) => (count + second.0, location.or(second.1)),
+        Err(_) => errors_in(tree, &top, source, kinds, true),
+    }
+}
+
+/// Where the file's top-level statements can be checked apart: the index of one near the
+/// middle that begins a logical line at column 0, on a row after the statement before it ends,
+/// which is not a header. CPython's indentation stack is back at its base there, whatever
+/// came before, and no bracket, `\` or header carries over. Only a tree without errors is
+/// split.
+fn split(tree: &Tree, top: &[Node<'_>], source: &[u8], kinds: &Kinds) -> Option<usize> {
+    if tree.root_node().has_error() {
+        return None;
+    }
+    let middle = source.len() / 2;
+    let from = top.partition_point(|n| n.start_byte() < middle);
+    let fits = |k: usize| {
+        let node = top[k];
+        let code = |n: &Node<'_>| !matches!(kinds.of(*n), Kind::Comment);
+        let before = top[..k].iter().rev().find(|n| code(n));
+        let between = top[..k].iter().rev().take_while(|n| !code(n));
+        code(&node)
+            && node.start_position().column == 0
+            && before.is_some_and(|b| {
+                b.end_position().row < node.start_position().row
+                    && !ends_with_colon(*b, source, kinds)
+                    && kinds.of(*b) != Kind::LineContinuation
+            })
+            && between
+                .clone()
+                .all(|n| kinds.of(*n) != Kind::LineContinuation)
+    };
+    // Candidates by distance from the middle, alternately after and before it.
+    (0..top.len())
+        .flat_map(|d| [from.checked_add(d), from.checked_sub(d + 1)])
+        .flatten()
+        .filter(|&k| (1..top.len()).contains(&k))
+        .find(|&k| fits(k))
+}
+
+/// The indentation errors among the top-level statements `top`; `last` when they end the
+/// file (a header on the file's last line is an error).
+fn errors_in(
+    tree: &Tree,
+    top: &[Node<'_>],
+    source: &[u8],
+    kinds: &Kinds,
+    last: bool,
+) -> (usize, Option<Location>) {
     let mut stack = vec![Width { col: 0, alt: 0 }];
     let (mut count, mut first) = (0, None);
     let mut after_header = false;
-    for line in logical_lines(tree, source) {
+    for line in logical_lines(top, source, kinds) {
         let w = width(source, line.start - line.column, line.start);
         let mut tried = stack.clone();
         let ok = line_ok(&mut tried, w, after_header);
@@ -261,7 +353,7 @@ pub fn python_errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
         after_header = line.header;
     }
     // A header on the last line: tree-sitter reports the missing block itself, if it parsed.
-    if after_header && !tree.root_node().has_error() {
+    if last && after_header && !tree.root_node().has_error() {
         count += 1;
     }
     (count, first)
@@ -363,5 +455,54 @@ mod tests {
         assert_eq!(count("module M\n  def a\n    1\n  end\nend\n"), 0);
         assert_eq!(count("module M\n    1\n  end\nend\n"), 1);
         assert_eq!(count("r = (1..2)\nr.end\nx&.then\n"), 0);
+    }
+
+    /// A large file is checked in two parts on two threads; every mutation of one line
+    /// (indentation shifted, a tab, a header's body dedented, a `\` or a `:` added) gets the
+    /// same count and first location as the single pass over the whole file.
+    #[test]
+    fn a_large_file_split_in_two_counts_as_the_whole() {
+        use super::{Kinds, SPLIT_FROM, errors_in};
+        let provider = provider_for("x.py").expect("python");
+        let unit = format!("{GOOD}\n# note\nx = [\n  1,\n]\ns = \"\"\"\ntext\n\"\"\"\n\n");
+        let base = unit.repeat(SPLIT_FROM / unit.len() + 2);
+        let lines: Vec<&str> = base.split_inclusive('\n').collect();
+        let edits: [fn(&str) -> String; 5] = [
+            |l| format!(" {l}"),
+            |l| format!("\t{l}"),
+            |l| l.trim_start().to_owned(),
+            |l| l.replace('\n', " \\\n"),
+            |l| l.replace('\n', ":\n"),
+        ];
+        let mut split = 0;
+        // Spread over the file, and every line around its middle, where it is split.
+        let middle = lines.len() / 2;
+        let spread = (0..lines.len()).step_by(lines.len() / 16);
+        for at in spread.chain(middle - 12..middle + 12) {
+            for edit in &edits {
+                let mut source = String::new();
+                for (i, line) in lines.iter().enumerate() {
+                    source.push_str(&if i == at {
+                        edit(line)
+                    } else {
+                        (*line).to_owned()
+                    });
+                }
+                let tree = parse(provider, source.as_bytes(), None).expect("parses");
+                let kinds = Kinds::of_python(&tree.language());
+                let root = tree.root_node();
+                let top: Vec<_> = root.children(&mut root.walk()).collect();
+                let whole = errors_in(&tree, &top, source.as_bytes(), kinds, true);
+                let parts = python_errors(&tree, source.as_bytes());
+                assert_eq!(parts.0, whole.0, "line {at}: {:?}", lines[at]);
+                assert_eq!(
+                    parts.1.map(|l| l.byte),
+                    whole.1.map(|l| l.byte),
+                    "line {at}"
+                );
+                split += usize::from(super::split(&tree, &top, source.as_bytes(), kinds).is_some());
+            }
+        }
+        assert!(split > 0, "some mutated files were split");
     }
 }
