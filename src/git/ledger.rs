@@ -39,6 +39,69 @@ pub fn write_blob(repo: &gix::Repository, bytes: &[u8]) -> Result<ObjectId> {
         .map_err(|e| git_error("writing a blob", &e))
 }
 
+/// From this many new objects on, a receipt's objects are written as one pack
+/// (`git::pack`); fewer stay loose, so that a session of small edits does not leave a pack
+/// per edit for every object lookup to search.
+const PACK_FROM: usize = 32;
+
+/// Runs `build` with the repository's object writes held in memory, then stores what it
+/// wrote: as one pack when there are many objects, else loose. The repository writes
+/// through to disk again afterwards, whatever `build` returned.
+pub fn batched<T>(
+    repo: &mut gix::Repository,
+    build: impl FnOnce(&gix::Repository) -> Result<T>,
+) -> Result<T> {
+    repo.objects.enable_object_memory();
+    let built = build(repo);
+    let written = repo.objects.take_object_memory();
+    let value = built?;
+    let mut objects: Vec<crate::git::pack::Object> = written
+        .map(|memory| {
+            memory
+                .iter()
+                .map(|(id, (kind, data))| (*id, *kind, data.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if objects.len() < PACK_FROM {
+        for (_, kind, data) in &objects {
+            write_loose(repo, *kind, data)?;
+        }
+        return Ok(value);
+    }
+    objects.sort_by_key(|o| o.0);
+    crate::git::pack::write(
+        &repo.objects.store_ref().path().join("pack"),
+        repo.object_hash(),
+        &objects,
+        compression(repo),
+    )
+    .map_err(|e| crate::error::Error::io("writing the receipt's pack", &e))?;
+    Ok(value)
+}
+
+fn write_loose(repo: &gix::Repository, kind: gix::objs::Kind, data: &[u8]) -> Result<()> {
+    use gix::objs::Write as _;
+    crate::workspace::failpoint::io("write", "ledger")
+        .map_err(|e| crate::error::Error::io("writing an object", &e))?;
+    repo.objects
+        .write_buf(kind, data)
+        .map(drop)
+        .map_err(|e| git_error("writing an object", &e))
+}
+
+/// The zlib level of a receipt's pack: `pack.compression`, else `core.compression`, else 1
+/// (the fastest; `git gc` recompresses).
+fn compression(repo: &gix::Repository) -> i32 {
+    let config = repo.config_snapshot();
+    ["pack.compression", "core.compression"]
+        .iter()
+        .find_map(|key| config.integer(key))
+        .and_then(|level| i32::try_from(level).ok())
+        .filter(|level| (0..=9).contains(level))
+        .unwrap_or(1)
+}
+
 /// A blob id computed on another thread.
 pub struct Hashing(std::thread::JoinHandle<Option<ObjectId>>);
 

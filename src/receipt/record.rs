@@ -135,31 +135,35 @@ impl Recorder {
     }
 
     fn write(&mut self, files: &[FileChange], status: Status, observed: Observed) -> Result<()> {
-        // The images first: each is hashed once, and its id goes into receipt.json.
-        let mut tree = TreeFiles::default();
-        let referenced = match status {
-            Status::Applied => images::add(&self.repo, &mut tree, files, self.placed.take())?,
-            _ => Images::new(),
-        };
-        let mut images: Images = tree.entries.iter().cloned().collect();
-        images.extend(referenced);
-        for (path, hashing) in std::mem::take(&mut self.hashing) {
-            images.extend(hashing.id().map(|id| (path, id)));
-        }
-        let mut receipt = build(
-            &self.repo,
-            &self.root,
-            &self.intent,
-            (files, &images),
-            status,
-            observed,
-        );
-        receipt.error = self.failure.clone();
-        let document = serde_json::to_vec_pretty(&receipt)
-            .map_err(|e| Error::internal(format!("serialising the receipt: {e}")))?;
-        tree.add(&self.repo, "receipt.json".to_owned(), &document)?;
-        tree.add(&self.repo, "input".to_owned(), &self.intent.input)?;
-        let tree_id = ledger::write_tree(&self.repo, &tree)?;
+        // The images first: each is hashed once, and its id goes into receipt.json. Every
+        // object but the commit is stored together (`ledger::batched`).
+        let (tree_id, receipt) = ledger::batched(&mut self.repo, |repo| {
+            let mut tree = TreeFiles::default();
+            let referenced = match status {
+                Status::Applied => images::add(repo, &mut tree, files, self.placed.take())?,
+                _ => Images::new(),
+            };
+            let mut images: Images = tree.entries.iter().cloned().collect();
+            images.extend(referenced);
+            for (path, hashing) in std::mem::take(&mut self.hashing) {
+                images.extend(hashing.id().map(|id| (path, id)));
+            }
+            let mut receipt = build(
+                repo,
+                &self.root,
+                &self.intent,
+                (files, &images),
+                status,
+                observed,
+            );
+            receipt.error = self.failure.clone();
+            let document = serde_json::to_vec_pretty(&receipt)
+                .map_err(|e| Error::internal(format!("serialising the receipt: {e}")))?;
+            tree.add(repo, "receipt.json".to_owned(), &document)?;
+            tree.add(repo, "input".to_owned(), &self.intent.input)?;
+            let tree_id = ledger::write_tree(repo, &tree)?;
+            Ok((tree_id, receipt))
+        })?;
         let message = message(&receipt);
         let label_ref = format!("{LABEL_REF_PREFIX}{}", ref_safe_label(&receipt.label));
         let commit = ledger::append(&mut self.repo, LOG_REF, &label_ref, tree_id, &message)?;

@@ -224,3 +224,69 @@ fn a_large_dirty_pre_image_is_written_beside_the_publish() {
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(repo.text("large.txt"), dirty);
 }
+
+/// A receipt of many files stores its objects as one pack (loose objects cost a file each):
+/// git reads it (`fsck`, `verify-pack`, `show` of an image), and the receipt shows, verifies
+/// and undoes, before and after `git gc`. A one-file receipt stays loose.
+#[test]
+fn a_receipt_of_many_files_is_one_pack_that_git_reads() {
+    let repo = Repo::new();
+    for i in 0..24 {
+        repo.write(
+            &format!("d{}/e{}/f{i}.txt", i % 4, i % 3),
+            format!("old {i}\n"),
+        );
+    }
+    repo.write("one.txt", "one\n").commit();
+    let packs = |repo: &Repo| -> Vec<String> {
+        let dir = repo.path().join(".git/objects/pack");
+        let names = std::fs::read_dir(dir).map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+                .collect()
+        });
+        names.unwrap_or_default()
+    };
+    let (rc, doc) = repo.json(&["edit", "one.txt", "--find", "one", "--replace", "ONE"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert!(packs(&repo).is_empty(), "{:?}", packs(&repo));
+    let edits: Vec<_> = (0..24)
+        .map(|i| serde_json::json!({"path": format!("d{}/e{}/f{i}.txt", i % 4, i % 3), "find": "old", "replace": "new"}))
+        .collect();
+    let body = crate::common::plan(serde_json::json!({ "edits": edits }));
+    let (rc, doc) = repo.json_stdin(&["apply", "-"], &body);
+    assert_eq!(rc, 0, "{doc}");
+    let commit = doc["receipt"]["commit"]
+        .as_str()
+        .expect("commit")
+        .to_owned();
+    let written = packs(&repo);
+    assert_eq!(written.len(), 2, "one pack and its index: {written:?}");
+    let idx = written.iter().find(|n| n.ends_with(".idx")).expect("idx");
+    let listed = git(
+        repo.path(),
+        &["verify-pack", "-v", &format!(".git/objects/pack/{idx}")],
+    );
+    assert!(
+        listed.contains(" blob ") && listed.contains(" tree "),
+        "{listed}"
+    );
+    crate::ledger::fsck_clean(&repo);
+    let image = git(
+        repo.path(),
+        &["show", &format!("{commit}:before/d1/e1/f1.txt")],
+    );
+    assert_eq!(image, "old 1\n");
+    let check = |repo: &Repo| {
+        let (rc, doc) = repo.json(&["verify"]);
+        assert_eq!(rc, 0, "{doc}");
+        let (rc, shown) = repo.json(&["show"]);
+        assert_eq!(rc, 0, "{shown}");
+        assert!(shown["diff"].as_str().expect("diff").contains("+new 5\n"));
+    };
+    check(&repo);
+    git(repo.path(), &["gc", "--prune=now", "--quiet"]);
+    check(&repo);
+    let (rc, doc) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(repo.text("d2/e2/f14.txt"), "old 14\n");
+}
