@@ -199,19 +199,23 @@ fn ends_with_colon(node: Node<'_>, source: &[u8], kinds: &Kinds) -> bool {
 
 fn logical_lines(top: &[Node<'_>], source: &[u8], kinds: &Kinds) -> Vec<Logical> {
     let mut lines: Vec<Logical> = Vec::new();
-    let (mut depth, mut continued, mut last_row) = (0usize, false, None::<usize>);
+    let (mut depth, mut last_row) = (0usize, None::<usize>);
+    // The row of a `\` that continues the logical line: it joins the next row only, so a
+    // token further down (after a blank row) begins a new line, as CPython reads it.
+    let mut continued: Option<usize> = None;
     // A `\` first on its line: the logical line it begins is measured at its first token,
     // else at the `\`.
     let mut bare: Option<Node<'_>> = None;
     for leaf in leaves(top, source, kinds) {
         let kind = kinds.of(leaf);
         let row = leaf.start_position().row;
-        let starts = depth == 0 && !continued && last_row.is_none_or(|r| row > r);
+        let joined_here = continued.is_some_and(|r| row <= r + 1);
+        let starts = depth == 0 && !joined_here && last_row.is_none_or(|r| row > r);
         match kind {
             Kind::Comment => continue,
             Kind::LineContinuation => {
                 bare = starts.then_some(leaf);
-                continued = true;
+                continued = Some(row);
                 continue;
             }
             _ => {}
@@ -240,7 +244,7 @@ fn logical_lines(top: &[Node<'_>], source: &[u8], kinds: &Kinds) -> Vec<Logical>
         if let Some(line) = lines.last_mut() {
             line.header = kind == Kind::Colon && !leaf.is_named();
         }
-        continued = false;
+        continued = None;
         last_row = Some(leaf.end_position().row);
     }
     lines
@@ -398,6 +402,8 @@ mod tests {
         assert_eq!(errors("if x:\n\tpass\nelse:\n\tpass\n"), 0);
         let bare = "class A:\n    def f(self):\n        return 1\n\\\n\nclass B:\n    pass\n";
         assert_eq!(errors(bare), 0, "a `\\` alone before a blank line");
+        let ended = "def f():\n    return 1 \\\n\ndef g():\n    return 2\n";
+        assert_eq!(errors(ended), 0, "a `\\` ending a line before a blank one");
         assert_eq!(
             errors("if x:\n    y = 1\n\\\nz = 2\n"),
             0,

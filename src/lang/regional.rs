@@ -211,7 +211,7 @@ pub fn check(
             return Ok(None);
         };
         match found.pop() {
-            Some((previous, last, ..)) if window.range.start < last.range.end => {
+            Some((previous, last, ..)) if window.range.start <= last.range.end => {
                 next = Some(previous.start..cluster.end);
                 continue;
             }
@@ -271,7 +271,7 @@ fn region_of(
 }
 
 /// Whether an edit inserts whole lines at a line's start, the first indented at least as
-/// deep as the line above: then the region is searched from that line (where a diff's
+/// deep as the line above, with no quote, backslash or `<`: then the region is searched from that line (where a diff's
 /// narrowed hunk or a find ending with its line anchored it), not from the line below,
 /// which may open another block and so a wider region.
 fn continues_line_above(
@@ -283,6 +283,12 @@ fn continues_line_above(
     let text = &after[new.clone()];
     if !old.is_empty() || old.start == 0 || before[old.start - 1] != b'\n' || !text.ends_with(b"\n")
     {
+        return false;
+    }
+    // Lines that could open or close a string or heredoc keep the search where it was: a
+    // region found from the line above may lie inside a multi-line string, where only
+    // text that cannot end the string leaves the file as it parsed.
+    if text.iter().any(|b| b"\"'`\\<".contains(b)) {
         return false;
     }
     let above = &before[..old.start - 1];

@@ -211,7 +211,7 @@ fn in_parallel<T: Sync>(
             .collect();
         handles.into_iter().try_for_each(|h| {
             h.join()
-                .unwrap_or_else(|_| Err(std::io::Error::other("a staging thread panicked")))
+                .unwrap_or_else(|_| Err(std::io::Error::other("a publishing thread panicked")))
         })
     })
 }

@@ -197,3 +197,13 @@ fn lines_inserted_below_a_method_are_checked_in_its_body() {
     let broken = ("        return 1\n", "        return 1\n    (\n");
     assert!(!clean_all("a.py", &py, &[broken]));
 }
+
+#[test]
+fn a_string_closed_early_by_inserted_lines_is_seen() {
+    // Inserted at the start of the line that closes the string, the new lines end it and
+    // leave an `if` without `else`: no region inside the string may decide.
+    let py = "def f():\n    s = \"\"\"\n    a = 1\n    b = 2\n\"\"\"\n    return s\n";
+    let at = py.find("\"\"\"\n    return").expect("closer");
+    assert!(!clean("a.py", py, at, 0, "    \"\"\" if \"\"\"\n"));
+    assert!(clean("a.py", py, at, 0, "    c = 3\n"));
+}
