@@ -156,6 +156,9 @@ pub fn check(
     after: &[u8],
     ranges: &[(Range<usize>, Range<usize>)],
 ) -> Result<Option<Clean>> {
+    if writes_a_long_token_edge(provider, after, ranges) {
+        return Ok(None);
+    }
     // An export list elsewhere in the file can make a region's declarations public.
     let knowable = match Lang::of(provider) {
         Some(Lang::TypeScript) => {
@@ -228,6 +231,39 @@ pub fn check(
     }
     clean.spent = 2 * before.len() - budget;
     Ok(Some(clean))
+}
+
+/// What opens or closes a token that may span lines (a triple-quoted or template string, a
+/// block comment, a heredoc, a raw string), by language.
+fn long_token_edges(provider: &Provider) -> &'static [&'static str] {
+    match provider.name {
+        "python" => &["\"\"\"", "\'\'\'"],
+        "javascript" | "typescript" | "tsx" | "go" => &["`", "/*", "*/"],
+        "php" => &["/*", "*/", "<<<"],
+        "rust" => &["/*", "*/", "r\"", "r#", "\"#"],
+        "java" => &["\"\"\"", "/*", "*/"],
+        "c" | "cpp" => &["/*", "*/", "R\""],
+        "csharp" => &["\"\"\"", "@\"", "/*", "*/"],
+        _ => &[],
+    }
+}
+
+/// Whether the new text of an edit holds an edge of a token that may span lines. A region
+/// is chosen by lines; one inside such a token (a docstring's lines) parses as code on its
+/// own, so there an edit that closes the token and opens another (`""\" if ""\"`) looks clean
+/// while the file is not. Only the whole file shows where such a token now ends.
+fn writes_a_long_token_edge(
+    provider: &Provider,
+    after: &[u8],
+    ranges: &[(Range<usize>, Range<usize>)],
+) -> bool {
+    let edges = long_token_edges(provider);
+    ranges.iter().any(|(_, new)| {
+        let text = &after[new.clone()];
+        edges
+            .iter()
+            .any(|edge| memchr::memmem::find(text, edge.as_bytes()).is_some())
+    })
 }
 
 /// The innermost region around the edits of `cluster` whose original and new bytes both

@@ -207,3 +207,28 @@ fn a_string_closed_early_by_inserted_lines_is_seen() {
     assert!(!clean("a.py", py, at, 0, "    \"\"\" if \"\"\"\n"));
     assert!(clean("a.py", py, at, 0, "    c = 3\n"));
 }
+
+#[test]
+fn an_edit_inside_a_docstring_that_writes_quotes_is_decided_on_the_file() {
+    // The line edited lies inside the string; its region parses as code on its own.
+    let py = "def f():\n    s = \"\"\"\n    a = 1\n    b = 2\n\"\"\"\n    return s\n";
+    let at = py.find("    b = 2").expect("b");
+    let len = "    b = 2\n".len();
+    assert!(!clean(
+        "a.py",
+        py,
+        at,
+        len,
+        "    b = 2\n    \"\"\" if \"\"\"\n"
+    ));
+    assert!(clean("a.py", py, at, len, "    b = 3\n"));
+    let js = "const t = `\nlet a = 1;\nlet b = 2;\n`;\nfunction g() {\n  return t;\n}\n";
+    let at = js.find("let b").expect("b");
+    assert!(!clean(
+        "a.js",
+        js,
+        at,
+        "let b = 2;".len(),
+        "let b = `${1}`;"
+    ));
+}
