@@ -8,7 +8,9 @@
 //! error. Clusters whose regions overlap are merged and searched again. When no region parses
 //! cleanly, or when a new region has errors, the caller decides on the whole file (a refusal
 //! is always confirmed on the whole file, so a region can never refuse what the compiler
-//! accepts).
+//! accepts). An edit whose new text writes an edge of a token that may span lines (triple
+//! quotes, a backtick, a block comment's, a heredoc's) is left to the whole file: a region
+//! inside such a token parses as code on its own.
 //!
 //! Budget: the regions of one file may parse at most what the whole-file check parses (both
 //! versions once, `2 × len`). Many edits whose regions are as wide as the file (inside one
