@@ -250,9 +250,6 @@ fn logical_lines(top: &[Node<'_>], source: &[u8], kinds: &Kinds) -> Vec<Logical>
     lines
 }
 
-/// From this size on, a file is checked in two parts on two threads (see [`split`]).
-const SPLIT_FROM: usize = 64 << 10;
-
 /// The indentation errors of a Python tree: how many, and where the first one is.
 pub fn python_errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
     let kinds = Kinds::of_python(&tree.language());
@@ -262,71 +259,15 @@ pub fn python_errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
         0 => vec![root],
         _ => root.children(&mut root.walk()).collect(),
     };
-    let at = (source.len() >= SPLIT_FROM)
-        .then(|| split(tree, &top, source, kinds))
-        .flatten();
-    let Some(at) = at else {
-        return errors_in(tree, &top, source, kinds, true);
-    };
-    // Nodes stay on this thread; the other one finds the first part's again by position.
-    let (first, second) = std::thread::scope(|scope| {
-        let first = scope.spawn(|| {
-            let root = tree.root_node();
-            let top: Vec<Node<'_>> = root.children(&mut root.walk()).take(at).collect();
-            errors_in(tree, &top, source, kinds, false)
-        });
-        let second = errors_in(tree, &top[at..], source, kinds, true);
-        (first.join(), second)
-    });
-    match first {
-        Ok((count, location)) => (count + second.0, location.or(second.1)),
-        Err(_) => errors_in(tree, &top, source, kinds, true),
-    }
+    errors_in(tree, &top, source, kinds)
 }
 
-/// Where the file's top-level statements can be checked apart: the index of one near the
-/// middle that begins a logical line at column 0, on a row after the statement before it ends,
-/// which is not a header. CPython's indentation stack is back at its base there, whatever
-/// came before, and no bracket, `\` or header carries over. Only a tree without errors is
-/// split.
-fn split(tree: &Tree, top: &[Node<'_>], source: &[u8], kinds: &Kinds) -> Option<usize> {
-    if tree.root_node().has_error() {
-        return None;
-    }
-    let middle = source.len() / 2;
-    let from = top.partition_point(|n| n.start_byte() < middle);
-    let fits = |k: usize| {
-        let node = top[k];
-        let code = |n: &Node<'_>| !matches!(kinds.of(*n), Kind::Comment);
-        let before = top[..k].iter().rev().find(|n| code(n));
-        let between = top[..k].iter().rev().take_while(|n| !code(n));
-        code(&node)
-            && node.start_position().column == 0
-            && before.is_some_and(|b| {
-                b.end_position().row < node.start_position().row
-                    && !ends_with_colon(*b, source, kinds)
-                    && kinds.of(*b) != Kind::LineContinuation
-            })
-            && between
-                .clone()
-                .all(|n| kinds.of(*n) != Kind::LineContinuation)
-    };
-    // Candidates by distance from the middle, alternately after and before it.
-    (0..top.len())
-        .flat_map(|d| [from.checked_add(d), from.checked_sub(d + 1)])
-        .flatten()
-        .filter(|&k| (1..top.len()).contains(&k))
-        .find(|&k| fits(k))
-}
-
-/// The indentation errors among the top-level statements `top`; `last` when they end the
-/// file (a header on the file's last line is an error).
+/// The indentation errors among the top-level statements `top`.
 fn errors_in(
     tree: &Tree,
     top: &[Node<'_>],
     source: &[u8],
     kinds: &Kinds,
-    last: bool,
 ) -> (usize, Option<Location>) {
     let mut stack = vec![Width { col: 0, alt: 0 }];
     let (mut count, mut first) = (0, None);
@@ -357,7 +298,7 @@ fn errors_in(
         after_header = line.header;
     }
     // A header on the last line: tree-sitter reports the missing block itself, if it parsed.
-    if last && after_header && !tree.root_node().has_error() {
+    if after_header && !tree.root_node().has_error() {
         count += 1;
     }
     (count, first)
@@ -461,54 +402,5 @@ mod tests {
         assert_eq!(count("module M\n  def a\n    1\n  end\nend\n"), 0);
         assert_eq!(count("module M\n    1\n  end\nend\n"), 1);
         assert_eq!(count("r = (1..2)\nr.end\nx&.then\n"), 0);
-    }
-
-    /// A large file is checked in two parts on two threads; every mutation of one line
-    /// (indentation shifted, a tab, a header's body dedented, a `\` or a `:` added) gets the
-    /// same count and first location as the single pass over the whole file.
-    #[test]
-    fn a_large_file_split_in_two_counts_as_the_whole() {
-        use super::{Kinds, SPLIT_FROM, errors_in};
-        let provider = provider_for("x.py").expect("python");
-        let unit = format!("{GOOD}\n# note\nx = [\n  1,\n]\ns = \"\"\"\ntext\n\"\"\"\n\n");
-        let base = unit.repeat(SPLIT_FROM / unit.len() + 2);
-        let lines: Vec<&str> = base.split_inclusive('\n').collect();
-        let edits: [fn(&str) -> String; 5] = [
-            |l| format!(" {l}"),
-            |l| format!("\t{l}"),
-            |l| l.trim_start().to_owned(),
-            |l| l.replace('\n', " \\\n"),
-            |l| l.replace('\n', ":\n"),
-        ];
-        let mut split = 0;
-        // Spread over the file, and every line around its middle, where it is split.
-        let middle = lines.len() / 2;
-        let spread = (0..lines.len()).step_by(lines.len() / 16);
-        for at in spread.chain(middle - 12..middle + 12) {
-            for edit in &edits {
-                let mut source = String::new();
-                for (i, line) in lines.iter().enumerate() {
-                    source.push_str(&if i == at {
-                        edit(line)
-                    } else {
-                        (*line).to_owned()
-                    });
-                }
-                let tree = parse(provider, source.as_bytes(), None).expect("parses");
-                let kinds = Kinds::of_python(&tree.language());
-                let root = tree.root_node();
-                let top: Vec<_> = root.children(&mut root.walk()).collect();
-                let whole = errors_in(&tree, &top, source.as_bytes(), kinds, true);
-                let parts = python_errors(&tree, source.as_bytes());
-                assert_eq!(parts.0, whole.0, "line {at}: {:?}", lines[at]);
-                assert_eq!(
-                    parts.1.map(|l| l.byte),
-                    whole.1.map(|l| l.byte),
-                    "line {at}"
-                );
-                split += usize::from(super::split(&tree, &top, source.as_bytes(), kinds).is_some());
-            }
-        }
-        assert!(split > 0, "some mutated files were split");
     }
 }
