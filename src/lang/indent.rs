@@ -67,17 +67,9 @@ fn width(source: &[u8], line_start: usize, at: usize) -> Width {
 /// leaves cannot change a logical line's first or last token. So does a bracketed expression
 /// without errors over several lines: its inner lines continue the logical line it is in,
 /// and it ends with its closing bracket.
-fn leaves<'t>(top: &[Node<'t>], source: &[u8], kinds: &Kinds) -> Vec<Node<'t>> {
+fn leaves<'t>(tree: &'t Tree, source: &[u8], kinds: &Kinds) -> Vec<Node<'t>> {
     let mut out = Vec::new();
-    for node in top {
-        leaves_of(*node, source, kinds, &mut out);
-    }
-    out
-}
-
-/// The leaves of the subtree of `root`, in order, appended to `out`.
-fn leaves_of<'t>(root: Node<'t>, source: &[u8], kinds: &Kinds, out: &mut Vec<Node<'t>>) {
-    let mut cursor = root.walk();
+    let mut cursor = tree.walk();
     'walk: loop {
         let node = cursor.node();
         let kind = kinds.of(node);
@@ -102,6 +94,7 @@ fn leaves_of<'t>(root: Node<'t>, source: &[u8], kinds: &Kinds, out: &mut Vec<Nod
             }
         }
     }
+    out
 }
 
 /// Expressions that open with a bracket and close with its match (and strings side by side).
@@ -197,7 +190,8 @@ fn ends_with_colon(node: Node<'_>, source: &[u8], kinds: &Kinds) -> bool {
     }
 }
 
-fn logical_lines(top: &[Node<'_>], source: &[u8], kinds: &Kinds) -> Vec<Logical> {
+fn logical_lines(tree: &Tree, source: &[u8]) -> Vec<Logical> {
+    let kinds = Kinds::of_python(&tree.language());
     let mut lines: Vec<Logical> = Vec::new();
     let (mut depth, mut last_row) = (0usize, None::<usize>);
     // The row of a `\` that continues the logical line: it joins the next row only, so a
@@ -206,7 +200,7 @@ fn logical_lines(top: &[Node<'_>], source: &[u8], kinds: &Kinds) -> Vec<Logical>
     // A `\` first on its line: the logical line it begins is measured at its first token,
     // else at the `\`.
     let mut bare: Option<Node<'_>> = None;
-    for leaf in leaves(top, source, kinds) {
+    for leaf in leaves(tree, source, kinds) {
         let kind = kinds.of(leaf);
         let row = leaf.start_position().row;
         let joined_here = continued.is_some_and(|r| row <= r + 1);
@@ -252,27 +246,10 @@ fn logical_lines(top: &[Node<'_>], source: &[u8], kinds: &Kinds) -> Vec<Logical>
 
 /// The indentation errors of a Python tree: how many, and where the first one is.
 pub fn python_errors(tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
-    let kinds = Kinds::of_python(&tree.language());
-    let root = tree.root_node();
-    // A tree without children is its own only leaf.
-    let top: Vec<Node<'_>> = match root.child_count() {
-        0 => vec![root],
-        _ => root.children(&mut root.walk()).collect(),
-    };
-    errors_in(tree, &top, source, kinds)
-}
-
-/// The indentation errors among the top-level statements `top`.
-fn errors_in(
-    tree: &Tree,
-    top: &[Node<'_>],
-    source: &[u8],
-    kinds: &Kinds,
-) -> (usize, Option<Location>) {
     let mut stack = vec![Width { col: 0, alt: 0 }];
     let (mut count, mut first) = (0, None);
     let mut after_header = false;
-    for line in logical_lines(top, source, kinds) {
+    for line in logical_lines(tree, source) {
         let w = width(source, line.start - line.column, line.start);
         let mut tried = stack.clone();
         let ok = line_ok(&mut tried, w, after_header);
