@@ -55,14 +55,13 @@ pub fn batched<T>(
     let built = build(repo);
     let written = repo.objects.take_object_memory();
     let value = built?;
+    // Moved out of the storage, not copied: a receipt may hold a large file's bytes.
     let mut objects: Vec<crate::git::pack::Object> = written
-        .map(|memory| {
-            memory
-                .iter()
-                .map(|(id, (kind, data))| (*id, *kind, data.clone()))
-                .collect()
-        })
-        .unwrap_or_default();
+        .map(|mut memory| std::mem::take(&mut *memory))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(id, (kind, data))| (id, kind, data))
+        .collect();
     if objects.len() < PACK_FROM {
         for (_, kind, data) in &objects {
             write_loose(repo, *kind, data)?;
