@@ -216,7 +216,7 @@ pub fn check(
             return Ok(None);
         };
         match found.pop() {
-            Some((previous, last, ..)) if window.range.start <= last.range.end => {
+            Some((previous, last, ..)) if overlaps(&last.range, &window.range, ranges) => {
                 next = Some(previous.start..cluster.end);
                 continue;
             }
@@ -235,11 +235,22 @@ pub fn check(
     Ok(Some(clean))
 }
 
+/// Whether the regions of two clusters share bytes, or meet where an insertion lies, which
+/// both would hold: then they are merged and searched again.
+fn overlaps(
+    last: &Range<usize>,
+    window: &Range<usize>,
+    ranges: &[(Range<usize>, Range<usize>)],
+) -> bool {
+    let at = window.start;
+    at < last.end || (at == last.end && ranges.iter().any(|(o, _)| o.is_empty() && o.start == at))
+}
+
 /// What opens or closes a token that may span lines (a triple-quoted or template string, a
 /// block comment, a heredoc, a raw string), by language.
 fn long_token_edges(provider: &Provider) -> &'static [&'static str] {
     match provider.name {
-        "python" => &["\"\"\"", "\'\'\'"],
+        "python" => &["\"\"\"", "'''"],
         "javascript" | "typescript" | "tsx" | "go" => &["`", "/*", "*/"],
         "php" => &["/*", "*/", "<<<"],
         "rust" => &["/*", "*/", "r\"", "r#", "\"#"],
@@ -252,8 +263,9 @@ fn long_token_edges(provider: &Provider) -> &'static [&'static str] {
 
 /// Whether the new text of an edit holds an edge of a token that may span lines. A region
 /// is chosen by lines; one inside such a token (a docstring's lines) parses as code on its
-/// own, so there an edit that closes the token and opens another (`""\" if ""\"`) looks clean
-/// while the file is not. Only the whole file shows where such a token now ends.
+/// own, so there an edit that closes the token and opens another (a line of two triple
+/// quotes around ` if `) looks clean while the file is not. Only the whole file shows where
+/// such a token now ends.
 fn writes_a_long_token_edge(
     provider: &Provider,
     after: &[u8],
@@ -309,9 +321,9 @@ fn region_of(
 }
 
 /// Whether an edit inserts whole lines at a line's start, the first indented at least as
-/// deep as the line above, with no quote, backslash or `<`: then the region is searched from that line (where a diff's
-/// narrowed hunk or a find ending with its line anchored it), not from the line below,
-/// which may open another block and so a wider region.
+/// deep as the line above, with no quote, backslash or `<`: then the region is searched
+/// from that line (where a diff's narrowed hunk or a find ending with its line anchored
+/// it), not from the line below, which may open another block and so a wider region.
 fn continues_line_above(
     before: &[u8],
     after: &[u8],
