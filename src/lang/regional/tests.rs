@@ -232,3 +232,33 @@ fn an_edit_inside_a_docstring_that_writes_quotes_is_decided_on_the_file() {
         "let b = `${1}`;"
     ));
 }
+
+#[test]
+fn an_insertion_where_two_regions_meet_is_held_by_one() {
+    // The inserted function continues the statement above (its region ends at the insertion)
+    // and the list below holds a later edit (its region starts there): one region holds both.
+    let items: String = "    1,\n".repeat(60);
+    // A long tail, so that the regions stay within the budget of a whole-file check.
+    let tail: String = (0..200).map(|i| format!("y{i} = {i}\n")).collect();
+    let py = format!("x = 1\nX = [\n{items}]\n{tail}");
+    let at = py.find("X = [").expect("X");
+    let new = "def z():\n    pass\n";
+    let last = py.rfind("    1,").expect("last item");
+    let after = format!(
+        "{}{new}{}    2,{}",
+        &py[..at],
+        &py[at..last],
+        &py[last + 6..]
+    );
+    let shift = new.len();
+    let ranges = [
+        (at..at, at..at + shift),
+        (last + 4..last + 5, last + 4 + shift..last + 5 + shift),
+    ];
+    let provider = provider_for("a.py").expect("provider");
+    let clean = check(provider, py.as_bytes(), after.as_bytes(), &ranges)
+        .expect("parses")
+        .expect("a clean region");
+    let z = clean.items_after.iter().filter(|i| i.name == "z").count();
+    assert_eq!(z, 1);
+}
