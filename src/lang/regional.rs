@@ -329,7 +329,6 @@ fn continues_line_above(
     after: &[u8],
     (old, new): &(Range<usize>, Range<usize>),
 ) -> bool {
-    let indent = |line: &[u8]| line.len() - line.trim_ascii_start().len();
     let text = &after[new.clone()];
     if !old.is_empty() || old.start == 0 || before[old.start - 1] != b'\n' || !text.ends_with(b"\n")
     {
@@ -344,15 +343,19 @@ fn continues_line_above(
     let above = &before[..old.start - 1];
     let above = &above[above.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)..];
     let first = text.split(|&b| b == b'\n').next().unwrap_or_default();
-    indent(first) >= indent(above)
+    indent_len(first) >= indent_len(above)
+}
+
+/// The length of a line's leading whitespace.
+fn indent_len(line: &[u8]) -> usize {
+    line.len() - line.trim_ascii_start().len()
 }
 
 /// Whether every non-blank line of a Python region's new text begins with the indentation
 /// of the region's first original line, and one of them is code (not a comment).
 fn stays_inside(old: &[u8], new: &[u8]) -> bool {
-    let indent_of = |line: &[u8]| line.len() - line.trim_ascii_start().len();
     let first = old.split(|&b| b == b'\n').next().unwrap_or_default();
-    let indent = &first[..indent_of(first)];
+    let indent = &first[..indent_len(first)];
     let mut code = false;
     for line in new.split(|&b| b == b'\n') {
         let t = line.trim_ascii_start();

@@ -125,19 +125,10 @@ fn remove_backups(record: &Record) {
     remove_all(&backups(record));
 }
 
-/// Removes `paths`, two threads at a time for many: unlinking the last link of a replaced
-/// file frees its blocks, which costs more than the rename that replaced it.
+/// Removes `paths`, shared over the cores when there are many: unlinking the last link of a
+/// replaced file frees its blocks, which costs more than the rename that replaced it.
 fn remove_all(paths: &[PathBuf]) {
-    const PER_THREAD: usize = 16;
-    let remove = |part: &[PathBuf]| part.iter().for_each(|p| drop(fs::remove_file(p)));
-    if paths.len() <= PER_THREAD {
-        return remove(paths);
-    }
-    let (first, second) = paths.split_at(paths.len() / 2);
-    std::thread::scope(|scope| {
-        scope.spawn(|| remove(second));
-        remove(first);
-    });
+    crate::txn::parallel::each(paths, |p| drop(fs::remove_file(p)));
 }
 
 /// The pre-images of a committed transaction, being removed on another thread while the
