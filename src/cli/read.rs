@@ -235,7 +235,8 @@ fn ast_view(path: &TargetPath, snapshot: &Snapshot, args: &ReadArgs) -> Result<F
         .hint("Use `read --mode line` for LINE:HASH anchors.")
     })?;
     let parsed = SourceTree::parse(provider, &snapshot.bytes)?;
-    let errors = (parsed.errors > 0).then_some((parsed.errors, parsed.first));
+    let (count, first) = parsed.errors(&snapshot.bytes);
+    let errors = (count > 0).then_some((count, first));
     let text = snapshot.text();
     let focus = if let Some(symbol) = &args.symbol {
         let (item, _) = node::find_in(&parsed, &Target::Symbol(symbol.clone()), text, &path.rel)?;

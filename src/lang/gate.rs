@@ -25,34 +25,59 @@ use tree_sitter::Tree;
 use crate::error::{Code, Error, Result};
 use crate::lang::Location;
 use crate::lang::outline::{Item, outline, outline_near, touches};
-use crate::lang::parse::{edited, parse, retire, syntax_errors};
+use crate::lang::parse::{edited, grammar_errors, layout_errors, parse, retire, syntax_errors};
 use crate::lang::symbols::Declarations;
 use crate::lang::{Provider, provider_for};
 
 /// A file's parse, kept for the whole command so each file is parsed once. Its outline is
 /// made on demand: whole (`items`) for what searches all of it, or only around some ranges
 /// (`items_near`), which walks just the part of the tree that holds them.
+///
+/// Its errors come in two parts. Those of the tree and of the rules that look at a few node
+/// kinds are counted at once: a structure target needs a tree without them. The layout rule
+/// (Python's indentation, which reads every token) is counted on first use of
+/// [`SourceTree::errors`]: an edit decided on its regions checks the rule there, so a
+/// one-symbol patch does not pay for the whole file.
 pub struct SourceTree {
     pub provider: &'static Provider,
     pub tree: Tree,
-    pub errors: usize,
-    /// The first error, when there are any.
-    pub first: Option<Location>,
+    /// The errors of all rules but the layout rule: how many, and the first.
+    pub grammar: (usize, Option<Location>),
+    layout: OnceLock<(usize, Option<Location>)>,
     outline: OnceLock<Vec<Item>>,
 }
 
 impl SourceTree {
-    /// Parses a file and counts its errors (the tree's and the language's own rule's).
+    /// Parses a file and counts its errors but the layout rule's.
     pub fn parse(provider: &'static Provider, source: &[u8]) -> Result<Self> {
         let tree = parse(provider, source, None)?;
-        let (errors, first) = syntax_errors(provider, &tree, source);
+        let grammar = grammar_errors(provider, &tree, source);
         Ok(Self {
             provider,
             tree,
-            errors,
-            first,
+            grammar,
+            layout: OnceLock::new(),
             outline: OnceLock::new(),
         })
+    }
+
+    /// All the errors of `source` (the bytes parsed), the layout rule's included: how many,
+    /// and the first.
+    pub fn errors(&self, source: &[u8]) -> (usize, Option<Location>) {
+        let (count, first) = self.grammar;
+        let (extra, at) = *self
+            .layout
+            .get_or_init(|| layout_errors(self.provider, &self.tree, source));
+        (count + extra, Location::earlier(first, at))
+    }
+
+    /// `parse_failure` (`stage: source`) when the tree has errors: its structures cannot be
+    /// addressed (`what`: what the command would do with them).
+    pub fn addressable(&self, path: &str, what: &str) -> Result<()> {
+        match self.grammar {
+            (0, _) => Ok(()),
+            (_, location) => Err(unparsable_source(path, what, location)),
+        }
     }
 
     /// The whole outline of `source` (the bytes parsed), made on first use.
@@ -162,7 +187,7 @@ pub fn check(
     // clean file, cheaper than re-parsing and re-reading the whole result.
     let regions_decide = match before {
         Some((_, None)) => true,
-        Some((_, Some(tree))) => tree.errors == 0,
+        Some((_, Some(tree))) => tree.grammar.0 == 0,
         None => false,
     };
     if let Some((bytes, _)) = before.filter(|_| regions_decide)
@@ -199,7 +224,10 @@ fn check_file(
     let old = source.map(|(bytes, s)| edited(&s.tree, bytes, after, ranges));
     let tree = parse(provider, after, old.as_ref())?;
     let (errors_after, first) = syntax_errors(provider, &tree, after);
-    let errors_before = source.map_or(0, |(_, s)| s.errors);
+    let (errors_before, first_before) = source.map_or((0, None), |(b, s)| s.errors(b));
+    if rules.strict && errors_before > 0 {
+        return Err(unparsable_source(path, "addressed", first_before));
+    }
     // Words bash takes that tree-sitter-bash does not (`lang::shell`).
     let shell_word = provider.name == "bash"
         && source.is_some_and(|(bytes, _)| crate::lang::shell::word_edit(bytes, after, ranges));
@@ -220,7 +248,8 @@ fn check_file(
     let items_after = outline_near(provider, &tree, after, &new_ranges);
     let items_before = source.map_or_else(Vec::new, |(bytes, s)| s.items_near(bytes, &old_ranges));
     let (appeared, disappeared, count_changed) = compare(&items_before, &items_after);
-    let declarations = declarations(provider, source, (after, &tree), errors_after == 0);
+    let clean_source = source.filter(|_| errors_before == 0);
+    let declarations = declarations(provider, clean_source, (after, &tree), errors_after == 0);
     retire(tree);
     if let Some(old) = old {
         retire(old);
@@ -230,7 +259,7 @@ fn check_file(
         scope: "file",
         reason: None,
         language: Some(provider.name),
-        errors_before: source.map(|(_, s)| s.errors),
+        errors_before: source.map(|_| errors_before),
         errors_after: Some(errors_after),
         appeared,
         disappeared,
@@ -239,11 +268,11 @@ fn check_file(
     })
 }
 
-/// The declarations of both versions, for languages with a symbol model (the source's only
-/// when it parsed cleanly).
+/// The declarations of both versions, for languages with a symbol model (`clean_source`:
+/// the source, when it parsed cleanly).
 fn declarations(
     provider: &'static Provider,
-    source: Option<(&[u8], &SourceTree)>,
+    clean_source: Option<(&[u8], &SourceTree)>,
     (after, tree): (&[u8], &Tree),
     after_clean: bool,
 ) -> Option<Declarations> {
@@ -252,9 +281,7 @@ fn declarations(
         crate::lang::symbols::declarations(provider, tree, bytes).unwrap_or_default()
     };
     Some(Declarations {
-        before: source
-            .filter(|(_, s)| s.errors == 0)
-            .map(|(bytes, s)| read(&s.tree, bytes)),
+        before: clean_source.map(|(bytes, s)| read(&s.tree, bytes)),
         after: read(tree, after),
         after_clean,
     })
@@ -275,6 +302,18 @@ fn regional(provider: &'static Provider, clean: crate::lang::regional::Clean) ->
         count_changed,
         declarations: clean.declarations,
     }
+}
+
+/// A source with syntax errors, whose structures cannot be `what` (addressed, moved).
+pub fn unparsable_source(path: &str, what: &str, location: Option<Location>) -> Error {
+    Error::new(
+        Code::ParseFailure,
+        format!("{path} does not parse, so its structures cannot be {what}"),
+    )
+    .detail("path", path)
+    .detail("stage", "source")
+    .detail("location", json!(location))
+    .hint("Repair the file with a line or text edit first.")
 }
 
 fn refusal(

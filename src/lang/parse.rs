@@ -122,6 +122,27 @@ pub fn retire(tree: Tree) {
 /// for TOML, the spec's parser (`toml_edit`: a key defined twice, a bad value), counted as one
 /// error when the tree has none. How many, and the first one.
 pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
+    let (count, first) = grammar_errors(provider, tree, source);
+    let (extra, at) = layout_errors(provider, tree, source);
+    (count + extra, Location::earlier(first, at))
+}
+
+/// The errors of the layout rule alone: Python's indentation (`lang::indent`), which reads
+/// every token of the file; none for other languages.
+pub fn layout_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize, Option<Location>) {
+    match provider.name {
+        "python" => crate::lang::indent::python_errors(tree, source),
+        _ => (0, None),
+    }
+}
+
+/// [`syntax_errors`] but the layout rule: the tree's errors and the rules that look at the
+/// top level or at a few node kinds.
+pub fn grammar_errors(
+    provider: &Provider,
+    tree: &Tree,
+    source: &[u8],
+) -> (usize, Option<Location>) {
     let (mut count, mut first) = match provider.name {
         "rust" | "c" | "cpp" => errors_outside(tree, source, provider.name),
         _ => (error_count(tree), first_error(tree)),
@@ -161,11 +182,6 @@ pub fn syntax_errors(provider: &Provider, tree: &Tree, source: &[u8]) -> (usize,
         && let Some(at) = toml_error(source)
     {
         return (1, Some(at));
-    }
-    if provider.name == "python" {
-        let (extra, at) = crate::lang::indent::python_errors(tree, source);
-        count += extra;
-        first = Location::earlier(first, at);
     }
     (count, first)
 }

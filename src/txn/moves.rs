@@ -280,17 +280,7 @@ impl Source {
             .detail("path", from.rel.as_str())
         })?;
         let parsed = SourceTree::parse(provider, &before.bytes)?;
-        if parsed.errors > 0 {
-            return Err(Error::new(
-                Code::ParseFailure,
-                format!(
-                    "{} does not parse, so its structures cannot be moved",
-                    from.rel
-                ),
-            )
-            .detail("path", from.rel.as_str())
-            .detail("stage", "source"));
-        }
+        parsed.addressable(&from.rel, "moved")?;
         Ok(Self {
             text: before.text().to_owned(),
             digest: before.digest,

@@ -399,20 +399,7 @@ fn source_tree<'s>(
             .hint("Use a LINE:HASH anchor (`read --mode line`) or an exact find/replace instead.")
         })?;
         let parsed = SourceTree::parse(provider, source)?;
-        if parsed.errors > 0 {
-            let location = parsed.first;
-            return Err(Error::new(
-                Code::ParseFailure,
-                format!(
-                    "{} does not parse, so its structures cannot be addressed",
-                    path.rel
-                ),
-            )
-            .detail("path", path.rel.as_str())
-            .detail("stage", "source")
-            .detail("location", serde_json::json!(location))
-            .hint("Repair the file with a line or text edit first."));
-        }
+        parsed.addressable(&path.rel, "addressed")?;
         *slot = Some(parsed);
     }
     slot.as_ref().ok_or_else(|| Error::internal("source tree"))
