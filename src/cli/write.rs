@@ -186,7 +186,7 @@ fn run_proved(
         return Err(crate::git::repo::not_a_repository(&ws.cwd));
     }
     let label = intent.label.clone();
-    let input_sha256 = crate::plan::Digest::of(&intent.input).to_hex();
+    let input_sha256 = intent.input_digest.to_hex();
     let (mut report, recovered) = if flags.cached {
         cached(ws, plan, intent, options, (flags, proof))?
     } else {

@@ -70,13 +70,25 @@ impl ApiChange {
 
 /// The API changes of two versions of one file's declarations.
 pub fn compare(path: &str, before: &[Declaration], after: &[Declaration]) -> Vec<ApiChange> {
-    let group = |decls: &[Declaration]| {
-        let mut map: BTreeMap<String, Vec<Declaration>> = BTreeMap::new();
+    compare_all(path, before, after)
+}
+
+/// [`compare`] over declarations gathered from several files, borrowed where they are (a
+/// plan of a thousand files would otherwise hold each file's declarations several times).
+pub fn compare_all<'d>(
+    path: &str,
+    before: impl IntoIterator<Item = &'d Declaration>,
+    after: impl IntoIterator<Item = &'d Declaration>,
+) -> Vec<ApiChange> {
+    fn group<'d>(
+        decls: impl IntoIterator<Item = &'d Declaration>,
+    ) -> BTreeMap<&'d str, Vec<&'d Declaration>> {
+        let mut map: BTreeMap<&str, Vec<&Declaration>> = BTreeMap::new();
         for d in decls {
-            map.entry(d.key().to_owned()).or_default().push(d.clone());
+            map.entry(d.key()).or_default().push(d);
         }
         map
-    };
+    }
     let after = group(after);
     let mut changes = Vec::new();
     for (key, olds) in group(before) {
@@ -85,13 +97,13 @@ pub fn compare(path: &str, before: &[Declaration], after: &[Declaration]) -> Vec
         };
         let change = |change, facts| ApiChange {
             path: path.to_owned(),
-            symbol: key.clone(),
+            symbol: key.to_owned(),
             kind: old.kind,
             change,
             facts,
             acknowledged: false,
         };
-        let Some(news) = after.get(&key) else {
+        let Some(news) = after.get(key) else {
             changes.push(change(Change::Removed, Vec::new()));
             continue;
         };
@@ -109,7 +121,7 @@ pub fn compare(path: &str, before: &[Declaration], after: &[Declaration]) -> Vec
 
 /// The facts that differ between the declarations of one symbol (usually one on each side;
 /// overloads and accessor pairs are compared in order).
-fn differences(olds: &[Declaration], news: &[Declaration]) -> Vec<FactChange> {
+fn differences(olds: &[&Declaration], news: &[&Declaration]) -> Vec<FactChange> {
     let mut out: Vec<FactChange> = Vec::new();
     for (i, old) in olds.iter().enumerate() {
         let Some(new) = news.get(i).or(news.last()) else {

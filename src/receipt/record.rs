@@ -30,8 +30,11 @@ pub struct Intent {
     pub kind: Kind,
     pub label: String,
     pub dialect: String,
-    /// The raw bytes the plan was compiled from (the command line, as JSON, for flag forms).
-    pub input: Vec<u8>,
+    /// The raw bytes the plan was compiled from (the command line, as JSON, for flag forms),
+    /// shared: a retried intent is a copy of the first, and an input may be megabytes.
+    pub input: std::sync::Arc<[u8]>,
+    /// Their sha256, computed once.
+    pub input_digest: Digest,
     pub undoes: Option<Reference>,
     pub acknowledged_api_changes: Vec<serde_json::Value>,
     /// Symbols removed or renamed away (see [`Receipt::removed_symbols`]).
@@ -57,7 +60,8 @@ impl Intent {
             kind: Kind::Apply,
             label,
             dialect: plan.dialect.to_owned(),
-            input,
+            input: input.into(),
+            input_digest: digest,
             undoes: None,
             acknowledged_api_changes: Vec::new(),
             removed_symbols: removed_by_plan(plan),
@@ -387,7 +391,7 @@ fn build(
         staged: intent.staged,
         input: Input {
             dialect: intent.dialect.clone(),
-            sha256: Digest::of(&intent.input).to_hex(),
+            sha256: intent.input_digest.to_hex(),
             bytes: intent.input.len(),
         },
         head: repo.head_id().ok().map(|id| id.to_string()),

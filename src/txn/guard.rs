@@ -6,6 +6,7 @@
 //! acknowledges the changes (`allow_signature_change`); the text dialects and `patch` only
 //! report them, unless `git config identedit.apiGuard` says `all` (refuse everywhere) or `off`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::change::{Action, FileChange};
@@ -24,18 +25,26 @@ fn gated(file: &FileChange) -> Option<&Declarations> {
         .filter(|_| file.moved.is_none())
 }
 
+/// Declarations borrowed from the gate's report, or read here.
+type Decls<'f> = Cow<'f, [Declaration]>;
+
 /// The declarations of a changed file before and after (see [`api::versions`]), taken from
 /// the gate's report when it read them.
-fn versions(file: &FileChange) -> Result<Option<(Vec<Declaration>, Vec<Declaration>)>> {
+fn versions(file: &FileChange) -> Result<Option<(Decls<'_>, Decls<'_>)>> {
     if let Some(d) = gated(file).filter(|_| file.action == Action::Modified) {
-        let after = d.after_clean.then(|| d.after.clone());
-        return Ok(d.before.clone().zip(after));
+        let after = d.after_clean.then_some(d.after.as_slice());
+        return Ok(d
+            .before
+            .as_deref()
+            .zip(after)
+            .map(|(b, a)| (Cow::Borrowed(b), Cow::Borrowed(a))));
     }
     let Some(before) = file.before.as_ref() else {
         return Ok(None);
     };
     let after = file.after.as_ref().map(|a| a.as_slice());
-    api::versions(&file.path.rel, &before.bytes, after, &file.ranges)
+    let read = api::versions(&file.path.rel, &before.bytes, after, &file.ranges)?;
+    Ok(read.map(|(b, a)| (Cow::Owned(b), Cow::Owned(a))))
 }
 
 /// The guard's setting (`git config identedit.apiGuard`).
@@ -103,20 +112,16 @@ pub fn guard(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Vec<Ap
 /// The API changes of the whole plan. Declarations are compared across the plan's files, so
 /// a class moved to another file (a file move, or cut and paste) is not a removal.
 fn declared_changes(files: &[FileChange]) -> Result<Vec<ApiChange>> {
-    let (mut before, mut after) = (Vec::new(), Vec::new());
-    let mut paths: BTreeMap<String, String> = BTreeMap::new();
+    let (mut before, mut after): (Vec<Decls<'_>>, Vec<Decls<'_>>) = (Vec::new(), Vec::new());
+    let mut owners: Vec<&str> = Vec::new();
     for file in files.iter().filter(|f| f.action != Action::Unchanged) {
         if let Some((old, new)) = versions(file)? {
-            for d in &old {
-                paths
-                    .entry(d.key().to_owned())
-                    .or_insert_with(|| file.path.rel.clone());
-            }
-            before.extend(old);
-            after.extend(new);
+            before.push(old);
+            after.push(new);
+            owners.push(&file.path.rel);
         }
     }
-    if before.iter().all(|d| d.private) {
+    if before.iter().flat_map(|d| d.iter()).all(|d| d.private) {
         return Ok(Vec::new());
     }
     for file in files.iter().filter(|f| f.action == Action::Created) {
@@ -124,13 +129,26 @@ fn declared_changes(files: &[FileChange]) -> Result<Vec<ApiChange>> {
             continue;
         };
         match gated(file) {
-            Some(d) => after.extend(d.after.iter().cloned()),
-            None => after.extend(api::declared(&file.path.rel, bytes)?),
+            Some(d) => after.push(Cow::Borrowed(&d.after)),
+            None => after.push(Cow::Owned(api::declared(&file.path.rel, bytes)?)),
         }
     }
-    let mut changes = api::compare("", &before, &after);
+    let mut changes = api::compare_all(
+        "",
+        before.iter().flat_map(|d| d.iter()),
+        after.iter().flat_map(|d| d.iter()),
+    );
+    // The file each symbol was declared in before.
+    let mut paths: BTreeMap<&str, &str> = BTreeMap::new();
+    for (declared, path) in before.iter().zip(owners) {
+        for d in declared.iter() {
+            paths.entry(d.key()).or_insert(path);
+        }
+    }
     for c in &mut changes {
-        c.path = paths.get(&c.symbol).cloned().unwrap_or_default();
+        c.path = paths
+            .get(c.symbol.as_str())
+            .map_or_else(String::new, |p| (*p).to_owned());
     }
     changes.sort_by(|a, b| (&a.path, &a.symbol).cmp(&(&b.path, &b.symbol)));
     Ok(changes)
