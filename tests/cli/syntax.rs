@@ -336,7 +336,6 @@ fn a_broken_source_refuses_structure_targets_but_takes_text_edits_that_add_no_er
     assert_eq!(rc, 0, "{doc}");
 }
 
-
 /// Python's indentation rule (which tree-sitter does not enforce) is checked where a structure
 /// edit lands: a dedent error in another function does not stop a patch of `ok`, one in the
 /// target refuses it as a source that does not parse, and `read` still counts it.
@@ -346,7 +345,10 @@ fn an_indentation_error_refuses_structure_targets_where_it_is_only() {
     let file = "def ok():\n    return 1\n\n\ndef bad():\n    if True:\n        x = 1\n      y = 2\n    return x\n";
     repo.write("m.py", file).commit();
     let text = String::from_utf8(repo.run(&["read", "m.py"]).stdout).unwrap_or_default();
-    assert!(text.starts_with("# 1 syntax error(s) (first at line 8"), "{text}");
+    assert!(
+        text.starts_with("# 1 syntax error(s) (first at line 8"),
+        "{text}"
+    );
     let (rc, doc) = repo.json(&["patch", "m.py", "--symbol", "bad", "--delete"]);
     assert_eq!(
         (rc, code(&doc), doc["error"]["stage"].clone()),
