@@ -335,13 +335,26 @@ impl Lines<'_> {
         std::str::from_utf8(&self.src[line..end]).unwrap_or_default()
     }
 
+    /// Whether the line is whitespace only. Read byte by byte (these scans visit every line
+    /// of a block, often more than once); a line with other than ASCII is read as text.
     fn blank(&self, line: usize) -> bool {
-        self.text(line).trim().is_empty()
+        let bytes = &self.src[line..self.next(line)];
+        match bytes
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
+        {
+            None => true,
+            Some(b) if b.is_ascii() => false,
+            Some(_) => self.text(line).trim().is_empty(),
+        }
     }
 
+    /// The width of the line's leading spaces and tabs, in bytes.
     fn indent(&self, line: usize) -> usize {
-        let text = self.text(line);
-        text.len() - text.trim_start_matches([' ', '\t']).len()
+        let rest = &self.src[line.min(self.src.len())..];
+        rest.iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count()
     }
 
     /// The smallest indentation of the non-blank lines from `first` to `last`; the next
@@ -408,11 +421,10 @@ impl Lines<'_> {
             .chars()
             .next()
             .is_some_and(|c| c.is_alphanumeric() || "_$@#/\"'<".contains(c));
-        let word: String = code
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        first_ok && !CONTINUATIONS.contains(&word.as_str()) && self.after_statement(fam, line)
+        let word_end = code
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(code.len());
+        first_ok && !CONTINUATIONS.contains(&&code[..word_end]) && self.after_statement(fam, line)
     }
 
     /// The braces opened by the siblings' own lines (at `level`) after `line`, given `depth`

@@ -69,9 +69,9 @@ struct Ctx<'a> {
 fn after_anchors(block: &Block, lines: &[Line], text: &str, ctx: &Ctx<'_>) -> Result<usize> {
     let mut from = 0;
     for anchor in &block.anchors {
-        let want = tier::punctuation(anchor.trim());
+        let want = anchor.trim();
         let found = (from..lines.len()).find(|&i| {
-            tier::punctuation(text[lines[i].start..lines[i].content_end].trim()) == want
+            tier::same_punctuated(text[lines[i].start..lines[i].content_end].trim(), want)
         });
         from = match found {
             Some(i) => i + 1,

@@ -104,6 +104,16 @@ pub fn punctuation(s: &str) -> String {
         .replace('\u{2026}', "...")
 }
 
+/// Whether `a` and `b` are the same with punctuation made ASCII. Every character
+/// [`punctuation`] changes is outside ASCII, so two ASCII lines (nearly every line of code)
+/// compare as they are, without building either normal form.
+pub fn same_punctuated(a: &str, b: &str) -> bool {
+    match a.is_ascii() && b.is_ascii() {
+        true => a == b,
+        false => punctuation(a) == punctuation(b),
+    }
+}
+
 /// The loosest form of a line: trimmed, punctuation made ASCII.
 pub fn key(line: &str) -> Cow<'_, str> {
     let t = line.trim();
@@ -301,7 +311,7 @@ fn shifted<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>, tier: Tier) -> O
     for (f, w) in pairs {
         let ((fi, fr), (wi, wr)) = (split_indent(f), split_indent(w));
         let same = match tier {
-            Tier::Punctuation => punctuation(fr.trim_end()) == punctuation(wr.trim_end()),
+            Tier::Punctuation => same_punctuated(fr.trim_end(), wr.trim_end()),
             _ => fr.trim_end() == wr.trim_end(),
         };
         if !same {
@@ -328,7 +338,7 @@ fn rescaled<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Option<Reind
     let mut ratio: Option<(isize, isize)> = None;
     for (f, w) in pairs {
         let ((fi, fr), (wi, wr)) = (split_indent(f), split_indent(w));
-        if punctuation(fr.trim_end()) != punctuation(wr.trim_end()) {
+        if !same_punctuated(fr.trim_end(), wr.trim_end()) {
             return None;
         }
         if fr.trim().is_empty() {
