@@ -14,16 +14,14 @@ use std::collections::HashMap;
 
 use gix::ObjectId;
 
-use crate::change::{Action, FileChange};
 use crate::workspace::snapshot::Snapshot;
 
-/// Blob ids of the pre-images that are clean against the index, by root-relative path.
-pub fn index_ids(repo: &gix::Repository, files: &[FileChange]) -> HashMap<String, ObjectId> {
-    let touched: Vec<(&str, &Snapshot)> = files
-        .iter()
-        .filter(|c| c.action != Action::Unchanged)
-        .filter_map(|c| c.before.as_ref().map(|b| (c.path.rel.as_str(), b)))
-        .collect();
+/// Blob ids of the pre-images `touched` (root-relative path, snapshot as read) that are
+/// clean against the index, by path.
+pub fn index_ids(
+    repo: &gix::Repository,
+    touched: &[(&str, &Snapshot)],
+) -> HashMap<String, ObjectId> {
     let bytes: u64 = touched.iter().map(|(_, b)| b.bytes.len() as u64).sum();
     let worth = std::fs::metadata(repo.index_path()).is_ok_and(|m| m.len() < bytes);
     if !worth {
@@ -33,8 +31,8 @@ pub fn index_ids(repo: &gix::Repository, files: &[FileChange]) -> HashMap<String
         return HashMap::new();
     };
     touched
-        .into_iter()
-        .filter_map(|(rel, before)| {
+        .iter()
+        .filter_map(|&(rel, before)| {
             let entry = index.entry_by_path(rel.into())?;
             let clean = before.stamp.settled(before.read_at)
                 && stat_matches(&entry.stat, before)

@@ -3,9 +3,10 @@
 //! to it (`receipt::prior`), others are written; a post-image is stored as its splices on the
 //! pre-image when they rebuild it (`git::splices`, its blob id still recorded), else whole.
 //!
-//! Where each pre-image comes from is decided before the publish ([`place`]): a large one to
-//! write is then hashed and compressed on another core while the files are published (9 MB
-//! cost about 6 ms of the command's path when it was written after).
+//! Where each pre-image comes from is decided while the files are published ([`Placing`],
+//! on another thread when reading the index or earlier receipts may take a while): a large
+//! one to write is then hashed and compressed on another core too (9 MB cost about 6 ms of
+//! the command's path when it was written after).
 
 use std::collections::HashMap;
 
@@ -13,6 +14,7 @@ use super::prior::{self, Found};
 use crate::change::{Action, FileChange};
 use crate::error::Result;
 use crate::git::ledger::{self, TreeFiles};
+use crate::workspace::snapshot::Snapshot;
 
 /// Blob ids of stored images, by their path in the receipt tree (`before/<path>`).
 pub type Images = HashMap<String, gix::ObjectId>;
@@ -29,26 +31,81 @@ enum Place {
 /// Where each changed file's pre-image goes, by root-relative path.
 pub struct Placed(HashMap<String, Place>);
 
-/// Decides where every pre-image of `files` goes, and starts writing the large ones that
+/// What deciding where a pre-image goes reads of a changed file, owned so that it can be
+/// decided on another thread.
+struct PreImage {
+    rel: String,
+    before: Snapshot,
+    /// Modified where it is (not created, deleted or moved): an earlier receipt may hold it.
+    in_place: bool,
+}
+
+impl PreImage {
+    fn of(files: &[FileChange]) -> Vec<Self> {
+        changed(files)
+            .filter_map(|c| {
+                Some(Self {
+                    rel: c.path.rel.clone(),
+                    before: c.before.clone()?,
+                    in_place: c.action == Action::Modified && c.moved.is_none(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// Where the pre-images go: decided, or being decided on another thread.
+pub enum Placing {
+    Done(Placed),
+    Deciding(std::thread::JoinHandle<Placed>),
+}
+
+impl Placing {
+    /// Starts deciding where every pre-image of `files` goes. When one is large enough for
+    /// the decision to read earlier receipts (or the index), it is made on another thread,
+    /// while the files are published.
+    pub fn start(repo: &gix::Repository, files: &[FileChange]) -> Self {
+        let pre = PreImage::of(files);
+        let bytes: usize = pre.iter().map(|p| p.before.bytes.len()).sum();
+        if bytes < prior::WORTH {
+            return Self::Done(place(repo, &pre));
+        }
+        let repo = repo.clone();
+        let spawned = std::thread::Builder::new().spawn(move || place(&repo, &pre));
+        match spawned {
+            Ok(thread) => Self::Deciding(thread),
+            // No thread to be had: decided when the receipt is written.
+            Err(_) => Self::Done(Placed(HashMap::new())),
+        }
+    }
+
+    /// The decision (`None` if its thread failed: then the receipt decides on the spot).
+    /// A publish that failed calls it too, so that no thread outlives the command's receipt.
+    pub fn placed(self) -> Option<Placed> {
+        match self {
+            Self::Done(placed) => Some(placed),
+            Self::Deciding(thread) => thread.join().ok(),
+        }
+    }
+}
+
+/// Decides where every pre-image of `pre` goes, and starts writing the large ones that
 /// nothing holds yet.
-pub fn place(repo: &gix::Repository, files: &[FileChange]) -> Placed {
-    let known = crate::git::clean::index_ids(repo, files);
+fn place(repo: &gix::Repository, pre: &[PreImage]) -> Placed {
+    let touched: Vec<(&str, &Snapshot)> = pre.iter().map(|p| (p.rel.as_str(), &p.before)).collect();
+    let known = crate::git::clean::index_ids(repo, &touched);
     let mut recent = None;
     let mut placed = HashMap::new();
-    for change in changed(files) {
-        let Some(before) = &change.before else {
-            continue;
-        };
-        let rel = &change.path.rel;
-        let found = known.get(rel).copied().map(Found::Blob);
-        let place = match found.or_else(|| held(repo, &mut recent, change)) {
+    for image in pre {
+        let found = known.get(&image.rel).copied().map(Found::Blob);
+        let place = match found.or_else(|| held(repo, &mut recent, image)) {
             Some(found) => Place::Found(found),
-            None if before.bytes.len() >= ledger::Hashing::WORTH => {
-                Place::Writing(ledger::Writing::start(repo, &before.bytes))
+            None if image.before.bytes.len() >= ledger::Hashing::WORTH => {
+                Place::Writing(ledger::Writing::start(repo, &image.before.bytes))
             }
             None => Place::Write,
         };
-        placed.insert(rel.clone(), place);
+        placed.insert(image.rel.clone(), place);
     }
     Placed(placed)
 }
@@ -60,9 +117,12 @@ pub fn add(
     repo: &gix::Repository,
     tree: &mut TreeFiles,
     files: &[FileChange],
-    placed: Option<Placed>,
+    placing: Option<Placing>,
 ) -> Result<Images> {
-    let mut placed = placed.unwrap_or_else(|| place(repo, files)).0;
+    let decided = placing.and_then(Placing::placed);
+    let mut placed = decided
+        .unwrap_or_else(|| place(repo, &PreImage::of(files)))
+        .0;
     let mut referenced = Images::new();
     for change in changed(files) {
         let rel = &change.path.rel;
@@ -100,14 +160,12 @@ fn changed(files: &[FileChange]) -> impl Iterator<Item = &FileChange> {
 fn held<'r>(
     repo: &'r gix::Repository,
     recent: &mut Option<prior::Recent<'r>>,
-    change: &FileChange,
+    image: &PreImage,
 ) -> Option<Found> {
-    let before = change.before.as_ref()?;
-    let in_place = change.action == Action::Modified && change.moved.is_none();
-    if !in_place || before.bytes.len() < prior::WORTH {
+    if !image.in_place || image.before.bytes.len() < prior::WORTH {
         return None;
     }
-    let digest = change.digest_before()?.to_hex();
+    let digest = image.before.digest.to_hex();
     let recent = recent.get_or_insert_with(|| prior::Recent::new(repo));
-    prior::find(recent, &change.path.rel, &digest)
+    prior::find(recent, &image.rel, &digest)
 }

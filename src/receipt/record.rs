@@ -10,7 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 
 use serde_json::json;
 
-use super::images::{self, Images, Placed};
+use super::images::{self, Images, Placing};
 use super::observe::{self, Scan};
 use super::{
     AppliedTo, FileRecord, Input, Kind, LABEL_REF_PREFIX, LOG_REF, Observed, RECEIPT_SCHEMA,
@@ -113,8 +113,8 @@ pub struct Recorder {
     /// The blob ids of large post-images, hashed on another core while the files are
     /// published (`after/<path>` → id).
     hashing: Vec<(String, ledger::Hashing)>,
-    /// Where each pre-image goes, decided before the publish (`receipt::images`).
-    placed: Option<Placed>,
+    /// Where each pre-image goes, decided while the files are published (`receipt::images`).
+    placing: Option<Placing>,
 }
 
 impl Recorder {
@@ -134,7 +134,7 @@ impl Recorder {
             recorded: None,
             index_lock: None,
             hashing: Vec::new(),
-            placed: None,
+            placing: None,
         }
     }
 
@@ -144,7 +144,7 @@ impl Recorder {
         let (tree_id, receipt) = ledger::batched(&mut self.repo, |repo| {
             let mut tree = TreeFiles::default();
             let referenced = match status {
-                Status::Applied => images::add(repo, &mut tree, files, self.placed.take())?,
+                Status::Applied => images::add(repo, &mut tree, files, self.placing.take())?,
                 _ => Images::new(),
             };
             let mut images: Images = tree.entries.iter().cloned().collect();
@@ -219,7 +219,7 @@ impl txn::Observer for Recorder {
         self.scope = observe::scope(files);
         self.before = Some(observe::scan(&self.root, &self.scope));
         self.hashing = large_post_images(&self.repo, files);
-        self.placed = Some(images::place(&self.repo, files));
+        self.placing = Some(Placing::start(&self.repo, files));
         Ok(())
     }
 
@@ -241,6 +241,7 @@ impl txn::Observer for Recorder {
                 }
             }
             Err(failure) => {
+                drop(self.placing.take().and_then(Placing::placed));
                 let observed = observe::compare_rolled_back(scope, &before, &after, files);
                 let mut error = json!({"code": failure.code.as_str(), "message": failure.message});
                 if let Some(step) = failure.details.get("step") {
