@@ -54,10 +54,12 @@ impl PreImage {
     }
 }
 
-/// Where the pre-images go: decided, or being decided on another thread.
+/// Where the pre-images go: decided, being decided on another thread, or left to the
+/// receipt (no thread could be started).
 pub enum Placing {
     Done(Placed),
     Deciding(std::thread::JoinHandle<Placed>),
+    Later,
 }
 
 impl Placing {
@@ -74,17 +76,17 @@ impl Placing {
         let spawned = std::thread::Builder::new().spawn(move || place(&repo, &pre));
         match spawned {
             Ok(thread) => Self::Deciding(thread),
-            // No thread to be had: decided when the receipt is written.
-            Err(_) => Self::Done(Placed(HashMap::new())),
+            Err(_) => Self::Later,
         }
     }
 
-    /// The decision (`None` if its thread failed: then the receipt decides on the spot).
+    /// The decision (`None` when no thread made it: then the receipt decides on the spot).
     /// A publish that failed calls it too, so that no thread outlives the command's receipt.
     pub fn placed(self) -> Option<Placed> {
         match self {
             Self::Done(placed) => Some(placed),
             Self::Deciding(thread) => thread.join().ok(),
+            Self::Later => None,
         }
     }
 }
@@ -110,8 +112,8 @@ fn place(repo: &gix::Repository, pre: &[PreImage]) -> Placed {
     Placed(placed)
 }
 
-/// Files the images of every changed file in `tree`, each pre-image where `placed` says
-/// (decided now when `None`). Returns the blob ids of pre-images filed by reference (for
+/// Files the images of every changed file in `tree`, each pre-image where `placing`
+/// decided (decided now when it did not). Returns the blob ids of pre-images filed by reference (for
 /// `blob_before`).
 pub fn add(
     repo: &gix::Repository,
