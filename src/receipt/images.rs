@@ -113,8 +113,8 @@ fn place(repo: &gix::Repository, pre: &[PreImage]) -> Placed {
 }
 
 /// Files the images of every changed file in `tree`, each pre-image where `placing`
-/// decided (decided now when it did not). Returns the blob ids of pre-images filed by reference (for
-/// `blob_before`).
+/// decided (decided now when it did not). Returns the blob ids of pre-images filed by
+/// reference (for `blob_before`).
 pub fn add(
     repo: &gix::Repository,
     tree: &mut TreeFiles,
