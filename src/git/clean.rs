@@ -2,8 +2,9 @@
 //! the blob the index names (git hashed it and nothing moved it since), so the ledger files
 //! that id instead of hashing and writing the bytes again.
 //!
-//! Reading the index costs in proportion to the repository, hashing in proportion to the
-//! file: the index is read only when the touched pre-images are larger than the index file.
+//! Reading the index costs in proportion to the repository (`entries` reads only the touched
+//! paths' entries, but walks the ones before them), hashing in proportion to the file: the
+//! index is read only when the touched pre-images are larger than the index file.
 //! An entry counts as clean when its stat data (size, mtime, ctime, device, inode; git's
 //! 32-bit fields) equal the file's as it was read, the entry is not racy (modified no
 //! earlier than the index was written), the file's times were settled when read, and the
@@ -14,6 +15,7 @@ use std::collections::HashMap;
 
 use gix::ObjectId;
 
+use super::entries;
 use crate::workspace::snapshot::Snapshot;
 
 /// Blob ids of the pre-images `touched` (root-relative path, snapshot as read) that are
@@ -27,16 +29,18 @@ pub fn index_ids(
     if !worth {
         return HashMap::new();
     }
-    let Ok(index) = repo.open_index() else {
+    let paths: Vec<&str> = touched.iter().map(|(rel, _)| *rel).collect();
+    let Some((entries, written)) = entries::find(&repo.index_path(), repo.object_hash(), &paths)
+    else {
         return HashMap::new();
     };
     touched
         .iter()
         .filter_map(|&(rel, before)| {
-            let entry = index.entry_by_path(rel.into())?;
+            let entry = entries.get(rel)?;
             let clean = before.stamp.settled(before.read_at)
                 && stat_matches(&entry.stat, before)
-                && !racy(&entry.stat, index.timestamp().unix_seconds());
+                && !racy(&entry.stat, written);
             let same_size = || {
                 repo.find_header(entry.id)
                     .is_ok_and(|h| h.size() == before.bytes.len() as u64)

@@ -18,6 +18,7 @@ mod hook_scale;
 mod hooks;
 mod identedit;
 mod indentation;
+mod index_entries;
 mod languages;
 mod ledger;
 mod ledger_chain;
