@@ -2,10 +2,11 @@
 //!
 //! New content is staged in a temp file beside its target (same directory, so the rename is
 //! atomic) with the old file's permissions; created files are linked into place so an existing
-//! file is never replaced. Durability takes four rounds of fsync: the journal (before it gets
-//! its name), the temp files (in parallel), then the journal folder (which also holds the
-//! pre-image links), then, after the renames, the targets' folders; the commit point (removing
-//! the journal) is made durable with one more folder fsync. Any failure rolls every file back
+//! file is never replaced. Durability against a power loss (`identedit.fsync=true`) takes
+//! four rounds of fsync: the journal (before it gets its name), the temp files (in parallel),
+//! then the journal folder (which also holds the pre-image links), then, after the renames,
+//! the targets' folders; the commit point (removing the journal) is made durable with one
+//! more folder fsync. Any failure rolls every file back
 //! and leaves no temp file; a file that cannot be put back keeps its pre-image and the journal.
 //! Staging and every rename after the first run on several threads for many files; the
 //! pre-images of a committed transaction are removed while the caller records its receipt.
