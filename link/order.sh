@@ -8,7 +8,9 @@
 # renamed, or not run below) still links and works; it only lands with the rest of the code.
 #
 # Usage: link/order.sh [BIN]   (default target/release/git-identedit; needs valgrind)
-# Regenerate after large changes; a release build then picks the new order up.
+# Symbol names carry a hash of their crate's version, features and profile: regenerate after
+# a dependency or its features change, and after large changes of our own; a release build
+# then picks the new order up. (A `cargo bench` build has other names and runs unordered.)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$here/target/release/git-identedit}")
