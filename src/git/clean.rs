@@ -3,8 +3,9 @@
 //! that id instead of hashing and writing the bytes again.
 //!
 //! Reading the index costs in proportion to the repository (`entries` reads only the touched
-//! paths' entries, but walks the ones before them), hashing in proportion to the file: the
-//! index is read only when the touched pre-images are larger than the index file.
+//! paths' entries, but walks the ones before them), hashing in proportion to the file; a
+//! byte of index walked costs a fraction of a byte hashed (SHA-1 with collision detection),
+//! so the index is read when it is at most [`INDEX_PER_BYTE`] times the touched pre-images.
 //! An entry counts as clean when its stat data (size, mtime, ctime, device, inode; git's
 //! 32-bit fields) equal the file's as it was read, the entry is not racy (modified no
 //! earlier than the index was written), the file's times were settled when read, and the
@@ -18,6 +19,9 @@ use gix::ObjectId;
 use super::entries;
 use crate::workspace::snapshot::Snapshot;
 
+/// How many bytes of index are worth walking per byte of pre-image it may spare hashing.
+const INDEX_PER_BYTE: u64 = 8;
+
 /// Blob ids of the pre-images `touched` (root-relative path, snapshot as read) that are
 /// clean against the index, by path.
 pub fn index_ids(
@@ -25,7 +29,8 @@ pub fn index_ids(
     touched: &[(&str, &Snapshot)],
 ) -> HashMap<String, ObjectId> {
     let bytes: u64 = touched.iter().map(|(_, b)| b.bytes.len() as u64).sum();
-    let worth = std::fs::metadata(repo.index_path()).is_ok_and(|m| m.len() < bytes);
+    let worth =
+        std::fs::metadata(repo.index_path()).is_ok_and(|m| m.len() <= INDEX_PER_BYTE * bytes);
     if !worth {
         return HashMap::new();
     }
