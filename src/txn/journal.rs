@@ -1,14 +1,14 @@
-//! The crash journal: a record, written before the first file is touched, of
-//! everything a transaction is about to do, so that a crash at any moment can be rolled back.
+//! The crash journal: a record, written before the first file is touched, of everything a
+//! transaction is about to do, so that a crash at any moment can be rolled back.
 //!
 //! A journal is `<state>/journal/<id>.journal`: written as `<id>.journal.tmp`, locked with
 //! `flock` for the whole transaction, then renamed into place before any temp file exists.
 //! Pre-images are hard links (or copies) beside it, `<id>.<n>.pre`. Under
 //! `identedit.fsync=true`, before the first rename, the journal file, the temp files and the
 //! journal folder are fsynced (so one folder fsync makes both the journal and the pre-images
-//! durable against a power loss; a killed process needs none of it). Removing the journal is the commit
-//! point. A journal whose lock can be taken belongs to a dead process; any later invocation
-//! rolls it back.
+//! durable against a power loss; a killed process needs none of it). Removing the journal is
+//! the commit point. A journal whose lock can be taken belongs to a dead process; any later
+//! invocation rolls it back.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::Write;

@@ -6,10 +6,10 @@
 //! four rounds of fsync: the journal (before it gets its name), the temp files (in parallel),
 //! then the journal folder (which also holds the pre-image links), then, after the renames,
 //! the targets' folders; the commit point (removing the journal) is made durable with one
-//! more folder fsync. Any failure rolls every file back
-//! and leaves no temp file; a file that cannot be put back keeps its pre-image and the journal.
-//! Staging and every rename after the first run on several threads for many files; the
-//! pre-images of a committed transaction are removed while the caller records its receipt.
+//! more folder fsync. Any failure rolls every file back and leaves no temp file; a file that
+//! cannot be put back keeps its pre-image and the journal. Staging and every rename after the
+//! first run on several threads for many files; the pre-images of a committed transaction are
+//! removed while the caller records its receipt.
 
 use std::collections::BTreeSet;
 use std::fs::{self, OpenOptions};
