@@ -4,8 +4,9 @@
 //! A pre-image is renamed back into place; when the journal folder is on another filesystem
 //! than the work tree (a linked worktree keeps its state under the main repository's
 //! `.git/worktrees/`), the rename fails with `EXDEV` and the pre-image is copied beside its
-//! target with its mode, fsynced and renamed over it instead. A file that cannot be put back
-//! is reported as `failed` with the error and the place its pre-image is kept.
+//! target with its mode, made durable as `identedit.fsync` says and renamed over it instead.
+//! A file that cannot be put back is reported as `failed` with the error and the place its
+//! pre-image is kept.
 
 use std::fs;
 use std::io::ErrorKind;
@@ -145,7 +146,7 @@ fn undo_entry(entry: &Entry) -> Restored {
 }
 
 /// Renames `backup` over `target`; across filesystems, copies it beside `target` (same mode),
-/// fsyncs the copy and renames it into place, then removes `backup`.
+/// makes the copy durable (`identedit.fsync`) and renames it into place, then removes `backup`.
 fn put_back(backup: &Path, target: &Path) -> std::io::Result<()> {
     let renamed = failpoint::io("rename", "rollback").and_then(|()| fs::rename(backup, target));
     match renamed {
