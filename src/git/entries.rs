@@ -173,7 +173,7 @@ impl<R: BufRead> Reader<R> {
         let mut drop = u64::from(byte & 0x7f);
         while byte & 0x80 != 0 {
             byte = self.u8()?;
-            drop = ((drop + 1) << 7) | u64::from(byte & 0x7f);
+            drop = drop.checked_add(1)?.checked_mul(128)? | u64::from(byte & 0x7f);
         }
         let keep = self.name.len().checked_sub(usize::try_from(drop).ok()?)?;
         self.name.truncate(keep);
@@ -190,5 +190,40 @@ impl<R: BufRead> Reader<R> {
     fn skip(&mut self, n: usize) -> Option<()> {
         let mut pad = [0u8; 8];
         self.input.read_exact(pad.get_mut(..n)?).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(bytes: &[u8]) -> Option<HashMap<String, Entry>> {
+        Reader::new(bytes, gix::hash::Kind::Sha1)?.scan(&["a", "b/c", "zz"])
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_what_follows_a_header(
+            version in 2u8..=4,
+            count in 0u8..8,
+            rest in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600),
+        ) {
+            let mut bytes = b"DIRC\0\0\0".to_vec();
+            bytes.extend([version, 0, 0, 0, count]);
+            bytes.extend(rest);
+            let _ = read(&bytes);
+        }
+    }
+
+    /// A version-4 prefix length of 2^64 wraps to 0 in unchecked arithmetic: the entry
+    /// would read as path `a`.
+    #[test]
+    fn a_prefix_length_past_64_bits_is_refused() {
+        let mut bytes = b"DIRC\0\0\0\x04\0\0\0\x01".to_vec();
+        bytes.extend([0u8; 40 + 20]);
+        bytes.extend([0, 1]);
+        bytes.extend([0x80, 0xfe, 0xfe, 0xfe, 0xfe, 0xfe, 0xfe, 0xfe, 0xff, 0x00]);
+        bytes.extend(b"a\0");
+        assert!(read(&bytes).is_none());
     }
 }
