@@ -68,14 +68,10 @@ impl ApiChange {
     }
 }
 
-/// The API changes of two versions of one file's declarations.
-pub fn compare(path: &str, before: &[Declaration], after: &[Declaration]) -> Vec<ApiChange> {
-    compare_all(path, before, after)
-}
-
-/// [`compare`] over declarations gathered from several files, borrowed where they are (a
-/// plan of a thousand files would otherwise hold each file's declarations several times).
-pub fn compare_all<'d>(
+/// The API changes of two versions of declarations: one file's, or gathered from several
+/// files (`path` is then empty), borrowed where they are (a plan of a thousand files would
+/// otherwise hold each file's declarations several times).
+pub fn compare<'d>(
     path: &str,
     before: impl IntoIterator<Item = &'d Declaration>,
     after: impl IntoIterator<Item = &'d Declaration>,

@@ -133,7 +133,7 @@ fn declared_changes(files: &[FileChange]) -> Result<Vec<ApiChange>> {
             None => after.push(Cow::Owned(api::declared(&file.path.rel, bytes)?)),
         }
     }
-    let mut changes = api::compare_all(
+    let mut changes = api::compare(
         "",
         before.iter().flat_map(|d| d.iter()),
         after.iter().flat_map(|d| d.iter()),

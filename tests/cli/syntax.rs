@@ -367,6 +367,7 @@ fn an_indentation_error_refuses_structure_targets_where_it_is_only() {
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(repo.text("m.py"), file.replace("return 1", "return 2"));
 }
+
 #[test]
 fn structure_changes_report_what_appeared_and_disappeared() {
     let repo = py_repo();
