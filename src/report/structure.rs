@@ -40,21 +40,20 @@ pub fn structure_changes(files: &[FileChange]) -> Value {
 }
 
 /// The checked positions, in the files as read: up to [`MAX_LOCATIONS`], and how many more.
+/// Only the shown ones are built: a plan of thousands of edits counts the rest.
 pub fn locations(files: &[FileChange]) -> (Value, usize) {
-    let all: Vec<Value> = files
-        .iter()
-        .flat_map(|c| {
-            c.edits.iter().flat_map(move |e| {
-                e.spans.iter().map(move |s| {
-                    json!({"path": c.path.rel, "pointer": e.pointer, "start_line": s.old_start,
-                           "end_line": s.old_end, "target": e.target})
-                })
-            })
-        })
-        .collect();
-    let omitted = all.len().saturating_sub(MAX_LOCATIONS);
+    let all = files.iter().flat_map(|c| {
+        c.edits
+            .iter()
+            .flat_map(move |e| e.spans.iter().map(move |s| (c, e, s)))
+    });
+    let total = all.clone().count();
+    let shown = all.take(MAX_LOCATIONS).map(|(c, e, s)| {
+        json!({"path": c.path.rel, "pointer": e.pointer, "start_line": s.old_start,
+               "end_line": s.old_end, "target": e.target})
+    });
     (
-        Value::Array(all.into_iter().take(MAX_LOCATIONS).collect()),
-        omitted,
+        Value::Array(shown.collect()),
+        total.saturating_sub(MAX_LOCATIONS),
     )
 }
