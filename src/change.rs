@@ -123,4 +123,15 @@ impl FileChange {
     pub fn digest_after(&self) -> Option<Digest> {
         self.after_digest
     }
+
+    /// Empties the pre-image and the post-image, once everything that reads them (the
+    /// ledger, a diff) is done: the digests, the spans and the edit reports stay.
+    pub fn drop_images(&mut self) {
+        if let Some(before) = &mut self.before {
+            before.bytes = Arc::default();
+        }
+        if let Some(after) = &mut self.after {
+            *after = Arc::default();
+        }
+    }
 }

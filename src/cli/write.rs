@@ -256,9 +256,17 @@ fn work_tree(
         let receipt = recorded_json(watch.recorder(), &outcome);
         (outcome, receipt)
     };
+    let mut outcome = outcome;
+    let diff =
+        (!flags.diff && !flags.no_diff && !outcome.dry_run).then(|| report::commit_diff(&outcome));
+    if !flags.diff {
+        // The ledger and the diff have the images: the rest of the report needs only their
+        // digests, and a plan of many files need not hold them while it is built.
+        outcome.files.iter_mut().for_each(FileChange::drop_images);
+    }
     let mut report = report::outcome(plan, &outcome, flags.diff);
-    if !flags.diff && !flags.no_diff && !outcome.dry_run {
-        report::commit_diff(&mut report, &outcome);
+    if let Some(diff) = diff {
+        report.json.insert("diff".into(), diff);
     }
     report.json.insert("receipt".into(), receipt);
     if flags.stage {

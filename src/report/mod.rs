@@ -316,7 +316,7 @@ pub fn applied(json: &Map<String, Value>) -> Value {
 
 /// identedit's view of a committed write: `diff: {text, file_moves}`, the unified diff of what
 /// was actually written and the files moved (`{from, to}`).
-pub fn commit_diff(report: &mut Report, outcome: &Outcome) {
+pub fn commit_diff(outcome: &Outcome) -> Value {
     let changed = outcome
         .files
         .iter()
@@ -330,9 +330,7 @@ pub fn commit_diff(report: &mut Report, outcome: &Outcome) {
             _ => None,
         })
         .collect();
-    report
-        .json
-        .insert("diff".into(), json!({"text": text, "file_moves": moves}));
+    json!({"text": text, "file_moves": moves})
 }
 
 /// The `error` object of a failure document.

@@ -129,6 +129,8 @@ pub fn execute_observed(
         let api_changes = guard::guard(ws, plan, &rebased)?;
         (rebased, api_changes)
     };
+    let mut files = files;
+    shed_declarations(&mut files);
     let writes: Vec<&FileChange> = files
         .iter()
         .filter(|c| c.action != Action::Unchanged)
@@ -181,6 +183,14 @@ pub fn pin(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Plan {
         }
     }
     plan
+}
+
+/// The guard has decided: the declarations the gate read for it are not needed again (on a
+/// plan of many files they are megabytes that would otherwise live through the publish).
+fn shed_declarations(files: &mut [FileChange]) {
+    for syntax in files.iter_mut().filter_map(|c| c.syntax.as_mut()) {
+        syntax.declarations = None;
+    }
 }
 
 /// A busy lock names the file by its root-relative path, not by the real path it is keyed by.
