@@ -65,3 +65,13 @@ fn advise_huge(start: usize, len: usize) {
         }
     }
 }
+
+/// Gives the memory a worker thread's parses freed back to the system before the thread ends.
+/// mimalloc keeps freed pages for reuse by the thread that freed them; once that thread is
+/// gone, a many-file plan's parses would otherwise keep megabytes resident for the rest of the
+/// command (on W4, 1,000 PHP files, 11 MiB of its peak).
+#[allow(unsafe_code)]
+pub fn release_thread_parser_memory() {
+    // SAFETY: `mi_collect` only walks and trims the calling thread's own heap.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}

@@ -70,33 +70,33 @@ fn visit_errors(node: Node<'_>, found: &mut impl FnMut(Node<'_>)) {
     }
 }
 
-static DEFER_FREES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// How many bytes of source the trees kept for the exit may cover, per thread, besides one
-/// tree of any size (the single-edit path's file, retired after the small trees of its
-/// regions); past it a many-file command frees as it goes, so that memory follows the
-/// largest file, not the sum of all.
+/// How many bytes of source the trees kept for the exit may cover, besides one tree of any
+/// size (the single-edit path's file, retired after the small trees of its regions); past it
+/// a command frees as it goes, so that memory follows the largest file, not the sum of all.
 const DEFER_LIMIT: usize = 64 << 10;
 
 thread_local! {
+    /// Whether this thread leaves retired trees to the exit (see [`defer_frees_to_exit`]).
+    static DEFER_FREES: Cell<bool> = const { Cell::new(false) };
     /// The bytes of source the trees this thread kept cover within the limit, and whether the
     /// one tree beyond it is taken.
     static KEPT: Cell<(usize, bool)> = const { Cell::new((0, false)) };
 }
 
-/// Called once by the one-shot binary (not the MCP server, which lives on): trees handed to
-/// [`retire`] are then left to the process's exit instead of being freed one node at a time
-/// (a millisecond or more per large file, on the path of every edit), up to [`DEFER_LIMIT`].
-/// Library callers keep the default: trees are freed as usual.
+/// Called once by the one-shot binary's main thread (not the MCP server, which lives on):
+/// trees that thread hands to [`retire`] are then left to the process's exit instead of being
+/// freed one node at a time (a millisecond or more per large file, on the path of every
+/// edit), up to [`DEFER_LIMIT`]. Other threads (the workers of a many-file plan, whose trees
+/// would add up) and library callers keep the default: trees are freed as usual.
 pub fn defer_frees_to_exit() {
-    DEFER_FREES.store(true, std::sync::atomic::Ordering::Relaxed);
+    DEFER_FREES.with(|defer| defer.set(true));
 }
 
 /// Drops a tree that is no longer needed, or leaves it to the exit (see above). A kept tree is
 /// forgotten, not stored: a thread-local store is dropped at exit by the thread's destructors,
 /// which would free every node after all.
 pub fn retire(tree: Tree) {
-    if !DEFER_FREES.load(std::sync::atomic::Ordering::Relaxed) {
+    if !DEFER_FREES.with(Cell::get) {
         return drop(tree);
     }
     let len = tree.root_node().end_byte();

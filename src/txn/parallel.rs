@@ -21,7 +21,10 @@ pub fn each<G: Sync, T: Send>(groups: &[G], work: impl Fn(&G) -> T + Sync) -> Ve
             let mut mine = Vec::new();
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(g) = groups.get(i) else { return mine };
+                let Some(g) = groups.get(i) else {
+                    crate::alloc::release_thread_parser_memory();
+                    return mine;
+                };
                 mine.push((i, work(g)));
             }
         };
