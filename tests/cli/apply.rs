@@ -258,3 +258,43 @@ fn diff_covers_created_and_deleted_files_and_git_apply_accepts_it() {
     assert_eq!(repo.text("src/a.txt"), "alpha\nbeta\ngamma\ndelta");
     assert_eq!(repo.text("c.txt"), "new\nfile\n");
 }
+
+/// A plan of more files than the calling thread prepares alone (16) runs on the workers; its
+/// report is built after the images are let go, from what the engine kept: the digests, the
+/// diff built before, the 16 locations shown and the count of the rest.
+#[test]
+fn a_many_file_plan_reports_every_file_from_what_the_engine_kept() {
+    let repo = Repo::new();
+    let file = |i: usize| format!("def f{i}(x):\n    return x + {i}\n");
+    let mut edits = Vec::new();
+    for i in 0..20 {
+        repo.write(&format!("m{i:02}.py"), file(i));
+        edits.push(json!({"path": format!("m{i:02}.py"), "find": format!("x + {i}"), "replace": format!("x - {i}")}));
+    }
+    repo.commit();
+    repo.write("plan.json", plan(json!({"edits": edits})));
+    let (rc, doc) = repo.json(&["apply", "plan.json"]);
+    assert_eq!(rc, 0, "{doc}");
+    let changed = doc["changed_files"].as_array().expect("list");
+    assert_eq!(changed.len(), 20);
+    for (i, entry) in changed.iter().enumerate() {
+        let path = format!("m{i:02}.py");
+        let after = file(i).replace('+', "-");
+        assert_eq!(repo.text(&path), after);
+        assert_eq!(entry["path"], path.as_str());
+        assert_eq!(entry["sha256_before"], sha256_hex(file(i).as_bytes()));
+        assert_eq!(entry["sha256_after"], sha256_hex(after.as_bytes()));
+    }
+    let diff = doc["diff"]["text"].as_str().expect("diff text");
+    assert_eq!(diff.matches("+++ b/").count(), 20, "{diff}");
+    assert!(
+        diff.contains("-    return x + 19\n+    return x - 19\n"),
+        "{diff}"
+    );
+    let locations = doc["locations"].as_array().expect("list");
+    assert_eq!(locations.len(), 16);
+    assert_eq!(locations[15]["path"], "m15.py");
+    assert_eq!(locations[15]["start_line"], 2);
+    assert_eq!(doc["locations_omitted"], 4);
+    assert_eq!(doc["structure_changes"].as_array().map(Vec::len), Some(20));
+}
