@@ -69,7 +69,9 @@ fn advise_huge(start: usize, len: usize) {
 /// Gives the memory a worker thread's parses freed back to the system before the thread ends.
 /// mimalloc keeps freed pages for reuse by the thread that freed them; once that thread is
 /// gone, a many-file plan's parses would otherwise keep megabytes resident for the rest of the
-/// command (on W4, 1,000 PHP files, 11 MiB of its peak).
+/// command (on W4, 1,000 PHP files, 11 MiB of its peak). (One glibc arena for all threads,
+/// `M_ARENA_MAX=1`, was tried too: W4's peak 55.5 → 49.4 MiB, but W2 and W4 4-11 % slower in
+/// alternating runs, the workers waiting on each other for it.)
 #[allow(unsafe_code)]
 pub fn release_thread_parser_memory() {
     // SAFETY: `mi_collect` has no preconditions: it only returns pages that hold no live
