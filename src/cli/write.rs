@@ -232,7 +232,7 @@ fn work_tree(
     options: txn::Options,
     (flags, proof): (&WriteFlags, Option<&mut dyn Proof>),
 ) -> Result<(Report, Vec<Recovered>)> {
-    let (outcome, receipt) = if ws.repo.is_none() {
+    let (mut outcome, receipt) = if ws.repo.is_none() {
         let outcome =
             txn::execute_observed(ws, plan, options, Some(&mut Watch::new(ws, proof, None)))?;
         let receipt = json!({"recorded": false, "reason": "not inside a git repository"});
@@ -256,7 +256,6 @@ fn work_tree(
         let receipt = recorded_json(watch.recorder(), &outcome);
         (outcome, receipt)
     };
-    let mut outcome = outcome;
     let diff =
         (!flags.diff && !flags.no_diff && !outcome.dry_run).then(|| report::commit_diff(&outcome));
     if !flags.diff {

@@ -117,7 +117,7 @@ pub fn execute_observed(
         .map_err(|e| busy_path(e, &real, &keys))?;
     failpoint::hit("after_lock").map_err(|e| Error::io("failpoint", &e))?;
     let recovered = journal::settle(&ws.journal_dir(), &keys);
-    let (files, api_changes) = if unchanged_since(&files) {
+    let (mut files, api_changes) = if unchanged_since(&files) {
         (files, api_changes)
     } else {
         let bound = match options.pinned {
@@ -129,7 +129,6 @@ pub fn execute_observed(
         let api_changes = guard::guard(ws, plan, &rebased)?;
         (rebased, api_changes)
     };
-    let mut files = files;
     shed_declarations(&mut files);
     let writes: Vec<&FileChange> = files
         .iter()
