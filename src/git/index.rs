@@ -31,7 +31,7 @@ impl<'repo> ToGit<'repo> {
     }
 
     /// The attributes of `index`, which the caller keeps and passes to [`ToGit::convert_in`].
-    pub fn of(repo: &'repo gix::Repository, index: &gix::index::File) -> Result<Self> {
+    pub fn of(repo: &'repo gix::Repository, index: &gix::index::State) -> Result<Self> {
         use gix::worktree::stack::state::attributes::Source;
         let cache = repo
             .attributes_only(index, Source::WorktreeThenIdMapping)

@@ -4,12 +4,13 @@
 //! only; `clean` finds pre-images the index already names (`entries` reads those paths'
 //! entries from the index file), `splices` stores a post-image as its edit, `prior` a
 //! pre-image as the earlier receipt that published it; `pack` writes a large receipt's
-//! objects as one pack.
+//! objects as one pack; `index_view` reads a whole index in place for the pre-commit hook.
 
 pub mod cached;
 pub mod clean;
 pub mod entries;
 pub mod index;
+pub mod index_view;
 pub mod ledger;
 pub mod pack;
 pub mod prior;

@@ -8,6 +8,9 @@
 //!
 //! Without a cache-tree (or after a tool wrote the index with it invalidated) every directory
 //! is read, which is what a plain tree-to-index diff costs.
+//!
+//! The walk reads the index through [`Entries`]: a view of the file (`git::index_view`, where
+//! only the entries of the directories not skipped are ever decoded) or gix's decoded index.
 
 use std::ops::Range;
 
@@ -18,7 +21,48 @@ use gix::index::entry::{Flags, Mode, Stat};
 use gix::index::extension::Tree;
 
 use crate::error::Result;
+use crate::git::index_view::IndexView;
 use crate::hook::git_error;
+
+/// The index as the walk reads it: entries by position, sorted by path, and the cache tree.
+pub trait Entries {
+    fn count(&self) -> usize;
+    fn path(&self, i: usize) -> &BStr;
+    /// The id, flags and mode of entry `i`.
+    fn entry(&self, i: usize) -> (ObjectId, Flags, Mode);
+    fn tree(&self) -> Option<&Tree>;
+}
+
+impl Entries for State {
+    fn count(&self) -> usize {
+        self.entries().len()
+    }
+    fn path(&self, i: usize) -> &BStr {
+        self.entries()[i].path(self)
+    }
+    fn entry(&self, i: usize) -> (ObjectId, Flags, Mode) {
+        let e = &self.entries()[i];
+        (e.id, e.flags, e.mode)
+    }
+    fn tree(&self) -> Option<&Tree> {
+        State::tree(self)
+    }
+}
+
+impl Entries for IndexView {
+    fn count(&self) -> usize {
+        IndexView::len(self)
+    }
+    fn path(&self, i: usize) -> &BStr {
+        IndexView::path(self, i)
+    }
+    fn entry(&self, i: usize) -> (ObjectId, Flags, Mode) {
+        IndexView::entry(self, i)
+    }
+    fn tree(&self) -> Option<&Tree> {
+        IndexView::tree(self)
+    }
+}
 
 /// HEAD's entries and the index's entries below the directories that may differ.
 pub struct Narrowed {
@@ -27,7 +71,11 @@ pub struct Narrowed {
 }
 
 /// Narrows `index` and the tree `head` (`None`: no commit yet) to the directories that differ.
-pub fn narrow(repo: &gix::Repository, head: Option<ObjectId>, index: &State) -> Result<Narrowed> {
+pub fn narrow(
+    repo: &gix::Repository,
+    head: Option<ObjectId>,
+    index: &dyn Entries,
+) -> Result<Narrowed> {
     let hash = repo.object_hash();
     let mut walk = Walk {
         repo,
@@ -35,7 +83,7 @@ pub fn narrow(repo: &gix::Repository, head: Option<ObjectId>, index: &State) -> 
         head: State::new(hash),
         staged: State::new(hash),
     };
-    walk.dir(b"", head, index.tree(), 0..index.entries().len())?;
+    walk.dir(b"", head, index.tree(), 0..index.count())?;
     walk.head.sort_entries();
     walk.staged.sort_entries();
     Ok(Narrowed {
@@ -46,7 +94,7 @@ pub fn narrow(repo: &gix::Repository, head: Option<ObjectId>, index: &State) -> 
 
 struct Walk<'a> {
     repo: &'a gix::Repository,
-    index: &'a State,
+    index: &'a dyn Entries,
     head: State,
     staged: State,
 }
@@ -90,7 +138,7 @@ impl Walk<'_> {
         }
         let mut i = range.start;
         while i < range.end {
-            let path = self.index.entries()[i].path(self.index);
+            let path = self.index.path(i);
             let rest = &path[prefix.len()..];
             let Some(slash) = rest.find_byte(b'/') else {
                 self.push_staged(i);
@@ -122,15 +170,24 @@ impl Walk<'_> {
     }
 
     /// How many entries from `range.start` on lie below `sub` (they are contiguous).
+    /// (A binary search: the entries below `sub` come first in `range`.)
     fn group_len(&self, sub: &[u8], range: Range<usize>) -> usize {
-        self.index.entries()[range].partition_point(|e| e.path(self.index).starts_with(sub))
+        let (mut below, mut past) = (range.start, range.end);
+        while below < past {
+            let mid = below + (past - below) / 2;
+            match self.index.path(mid).starts_with(sub) {
+                true => below = mid + 1,
+                false => past = mid,
+            }
+        }
+        below - range.start
     }
 
     fn push_staged(&mut self, i: usize) {
-        let e = &self.index.entries()[i];
-        let path: &BStr = e.path(self.index);
+        let (id, flags, mode) = self.index.entry(i);
+        let path = self.index.path(i);
         self.staged
-            .dangerously_push_entry(Stat::default(), e.id, e.flags, e.mode, path);
+            .dangerously_push_entry(Stat::default(), id, flags, mode, path);
     }
 
     fn read_tree(&self, id: ObjectId) -> Result<Vec<TreeEntry>> {

@@ -56,13 +56,14 @@ pub fn check(repo: &gix::Repository, published: &dyn Published) -> Result<Verdic
         &repo.git_dir().join("identedit").join("journal"),
         &mut verdict,
     );
-    let index = staged::read_index(repo)?;
+    let staging = staged::read(repo)?;
+    let index = &staging.index;
     let mut attributes = None;
     let mut to_git = None;
-    for change in &staged::changes(repo, &index)? {
+    for change in &staging.changes {
         verdict.checked += 1;
         let warning = publication_warning(change, published)?
-            .filter(|_| !stored_form_matches(repo, &index, &mut to_git, change, published));
+            .filter(|_| !stored_form_matches(repo, index, &mut to_git, change, published));
         verdict.warnings.extend(warning);
         let bytes = staged::blob(repo, change.blob)?;
         if is_binary(&bytes) {
@@ -73,7 +74,7 @@ pub fn check(repo: &gix::Repository, published: &dyn Published) -> Result<Verdic
             // Read .gitattributes only when a file needs it.
             let attributes = match &mut attributes {
                 Some(a) => a,
-                None => attributes.insert(Attributes::new(repo, &index)?),
+                None => attributes.insert(Attributes::new(repo, index)?),
             };
             if !attributes.allows_residue(&change.path)? {
                 verdict.problems.extend(found.into_iter().map(|r| Problem {
@@ -191,7 +192,7 @@ pub fn syntax_regression(
 /// (`text=auto`, `core.autocrlf`: the receipt holds work-tree bytes, the index git's form).
 fn stored_form_matches<'r>(
     repo: &'r gix::Repository,
-    index: &gix::index::File,
+    index: &gix::index::State,
     to_git: &mut Option<crate::git::index::ToGit<'r>>,
     change: &Staged,
     published: &dyn Published,
@@ -204,8 +205,8 @@ fn stored_form_matches<'r>(
     else {
         return false;
     };
-    // Attributes are looked up in the index already read (a copy of a 100,000-file index
-    // costs more than the rest of the hook).
+    // Attributes are looked up in the entries already read (the .gitattributes entries are
+    // among them).
     if to_git.is_none() {
         *to_git = crate::git::index::ToGit::of(repo, index).ok();
     }

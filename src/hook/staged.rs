@@ -1,14 +1,19 @@
 //! What a commit is about to record: the index diffed against HEAD's tree (no work tree scan,
-//! and only the directories the cache-tree does not show unchanged: [`crate::hook::narrow`]), the staged blobs, and the
-//! `identedit-allow-residue` attribute read from the staged `.gitattributes` files.
+//! and only the directories the cache-tree does not show unchanged: [`crate::hook::narrow`]),
+//! the staged blobs, and the `identedit-allow-residue` attribute read from the staged
+//! `.gitattributes` files. The index is read in place ([`IndexView`]) where it can be, and
+//! what the checks keep of it is only the entries they can ask about.
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::diff::index::ChangeRef;
+use gix::index::State;
 use gix::index::entry::Mode;
 
 use crate::error::Result;
+use crate::git::index_view::IndexView;
 use crate::hook::git_error;
+use crate::hook::narrow::Entries;
 
 /// The attribute that exempts a path from the residue check.
 pub const ALLOW_RESIDUE: &str = "identedit-allow-residue";
@@ -28,8 +33,34 @@ fn is_file(mode: Mode) -> bool {
     mode == Mode::FILE || mode == Mode::FILE_EXECUTABLE
 }
 
-/// Every staged regular file, in index order.
-pub fn changes(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<Staged>> {
+/// What a commit is about to record, and the index entries it is judged with.
+pub struct Staging {
+    /// Every staged regular file, in index order.
+    pub changes: Vec<Staged>,
+    /// The index entries of the directories that differ from HEAD: all that the checks read
+    /// of the index. Attributes are looked up for staged paths only, whose every directory is
+    /// among them with the `.gitattributes` it holds; a conversion's CRLF check asks for the
+    /// converted path's own entry.
+    pub index: State,
+}
+
+/// Reads the index and what it stages.
+pub fn read(repo: &gix::Repository) -> Result<Staging> {
+    let index = read_index(repo)?;
+    let entries: &dyn Entries = match &index {
+        Index::View(view) => view,
+        Index::Decoded(state) => state.as_ref(),
+    };
+    let (changes, staged) = changes(repo, entries)?;
+    Ok(Staging {
+        changes,
+        index: staged,
+    })
+}
+
+/// Every staged regular file, in index order, and the index entries of the directories that
+/// may differ from HEAD.
+fn changes(repo: &gix::Repository, index: &dyn Entries) -> Result<(Vec<Staged>, State)> {
     let head_tree = repo
         .head_tree_id_or_empty()
         .map_err(|e| git_error("HEAD's tree", e))?
@@ -69,7 +100,7 @@ pub fn changes(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<
         no_attributes,
     )
     .map_err(|e| git_error("comparing the index with HEAD", e))?;
-    Ok(out)
+    Ok((out, narrowed.staged))
 }
 
 /// Whether a path of HEAD's (narrowed) tree is missing from the (narrowed) index: only then
@@ -123,18 +154,25 @@ fn staged_of(change: ChangeRef<'_, '_>) -> Option<Staged> {
     })
 }
 
-/// The index as git reads it for a commit: its trailing checksum is not verified (git checks
-/// it only in `fsck`; hashing it is most of the cost of reading a 100,000-file index). A
-/// missing index (an unborn branch) is empty.
-pub fn read_index(repo: &gix::Repository) -> Result<gix::index::File> {
+/// The index as the hook reads it.
+enum Index {
+    View(IndexView),
+    Decoded(Box<State>),
+}
+
+/// The index as git reads it for a commit: in place when [`IndexView`] reads its kind, else
+/// decoded by gix. Its trailing checksum is not verified (git checks it only in `fsck`;
+/// hashing it is most of the cost of decoding a 100,000-file index). A missing index (an
+/// unborn branch) is empty.
+fn read_index(repo: &gix::Repository) -> Result<Index> {
     let path = repo.index_path();
     let hash = repo.object_hash();
+    if let Some(view) = IndexView::open(&path, hash) {
+        return Ok(Index::View(view));
+    }
     match gix::index::File::at(&path, hash, true, Default::default()) {
-        Ok(file) => Ok(file),
-        Err(_) if !path.exists() => Ok(gix::index::File::from_state(
-            gix::index::State::new(hash),
-            path,
-        )),
+        Ok(file) => Ok(Index::Decoded(Box::new(file.into_parts().0))),
+        Err(_) if !path.exists() => Ok(Index::Decoded(Box::new(State::new(hash)))),
         Err(e) => Err(git_error("reading the index", e)),
     }
 }
@@ -154,7 +192,7 @@ pub struct Attributes<'repo> {
 }
 
 impl<'repo> Attributes<'repo> {
-    pub fn new(repo: &'repo gix::Repository, index: &gix::index::State) -> Result<Self> {
+    pub fn new(repo: &'repo gix::Repository, index: &State) -> Result<Self> {
         let stack = repo
             .attributes_only(
                 index,

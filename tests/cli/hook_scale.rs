@@ -136,3 +136,44 @@ fn an_index_without_a_cache_tree_gives_the_same_verdict() {
     );
     assert_eq!(doc["error"]["details"]["checked"], 1, "{doc}");
 }
+
+/// The index read in place (versions 2 and 3) and decoded by gix (version 4, a split index)
+/// give one verdict: residue allowed by the `.gitattributes` of a parent directory, a syntax
+/// error, and an intent-to-add entry (version 3's extended flags) that is not a staged file.
+#[test]
+fn every_index_format_gives_the_same_verdict() {
+    let repo = many_files(2, 3, 4);
+    let dir = repo.path();
+    repo.write("pkg1/.gitattributes", "*.txt identedit-allow-residue\n");
+    repo.commit();
+    repo.write("pkg1/mod0/f1.py", "x = 1\n");
+    repo.write("pkg1/mod0/notes.txt", "<<<<<<< SEARCH\n");
+    repo.write("pkg0/mod2/f3.py", "def f(:\n");
+    repo.write("pkg0/new.py", "y = 2\n");
+    git(dir, &["add", "pkg1/mod0", "pkg0/mod2/f3.py"]);
+    git(dir, &["add", "--intent-to-add", "pkg0/new.py"]);
+    for format in [
+        &["--index-version", "3"][..],
+        &["--index-version", "4"],
+        &["--split-index"],
+        &["--no-split-index", "--index-version", "2"],
+    ] {
+        let mut args = vec!["update-index"];
+        args.extend(format);
+        git(dir, &args);
+        let (rc, doc) = pre_commit(&repo);
+        assert_eq!(rc, 1, "{format:?}: {doc}");
+        let problems = &doc["error"]["details"]["problems"];
+        assert_eq!(
+            problems.as_array().map(Vec::len),
+            Some(1),
+            "{format:?}: {doc}"
+        );
+        assert_eq!(
+            problems[0]["check"], "syntax_regression",
+            "{format:?}: {doc}"
+        );
+        assert_eq!(problems[0]["path"], "pkg0/mod2/f3.py", "{format:?}: {doc}");
+        assert_eq!(doc["error"]["details"]["checked"], 3, "{format:?}: {doc}");
+    }
+}

@@ -180,3 +180,48 @@ fn paths_longer_than_the_length_field_are_read() {
         assert_eq!(found.len(), 4, "version {version}");
     }
 }
+
+/// `git::index_view` (the pre-commit hook's reader) sees every entry of versions 2 and 3 as
+/// gix decodes it (path, id, flags, mode, in order) and the same cache tree (the hook's tests
+/// prove it is walked); version 4 and a split index are left to gix.
+#[test]
+fn the_index_view_is_gix_s_decode_in_versions_2_and_3() {
+    use git_identedit::git::index_view::IndexView;
+    let repo = varied_repo();
+    let path = repo.path().join(".git/index");
+    for version in ["2", "3", "4", "2"] {
+        git(repo.path(), &["update-index", "--index-version", version]);
+        let view = IndexView::open(&path, gix::hash::Kind::Sha1);
+        if version == "4" {
+            assert!(view.is_none(), "version 4 is gix's to decode");
+            continue;
+        }
+        let view = view.expect("versions 2 and 3 are read in place");
+        let index = gix::open(repo.path())
+            .expect("open")
+            .open_index()
+            .expect("index");
+        assert_eq!(view.len(), index.entries().len(), "version {version}");
+        for (i, entry) in index.entries().iter().enumerate() {
+            assert_eq!(
+                view.path(i),
+                entry.path(&index),
+                "version {version}, entry {i}"
+            );
+            let seen = view.entry(i);
+            assert_eq!(
+                seen,
+                (entry.id, entry.flags, entry.mode),
+                "version {version}, {i}"
+            );
+        }
+        assert_eq!(view.tree(), index.tree(), "version {version}");
+    }
+    git(repo.path(), &["update-index", "--split-index"]);
+    assert!(
+        IndexView::open(&path, gix::hash::Kind::Sha1).is_none(),
+        "split"
+    );
+    let not_index = repo.path().join("top.txt");
+    assert!(IndexView::open(&not_index, gix::hash::Kind::Sha1).is_none());
+}
