@@ -63,8 +63,11 @@ pub fn batched<T>(
         .map(|(id, (kind, data))| (id, kind, data))
         .collect();
     if objects.len() < PACK_FROM {
-        for (_, kind, data) in &objects {
-            write_loose(repo, *kind, data)?;
+        let mut loose = crate::git::loose::Loose::new(repo);
+        for (id, kind, data) in &objects {
+            loose
+                .write(id, *kind, data)
+                .map_err(|e| crate::error::Error::io("writing an object", &e))?;
         }
         return Ok(value);
     }
@@ -77,16 +80,6 @@ pub fn batched<T>(
     )
     .map_err(|e| crate::error::Error::io("writing the receipt's pack", &e))?;
     Ok(value)
-}
-
-fn write_loose(repo: &gix::Repository, kind: gix::objs::Kind, data: &[u8]) -> Result<()> {
-    use gix::objs::Write as _;
-    crate::workspace::failpoint::io("write", "ledger")
-        .map_err(|e| crate::error::Error::io("writing an object", &e))?;
-    repo.objects
-        .write_buf(kind, data)
-        .map(drop)
-        .map_err(|e| git_error("writing an object", &e))
 }
 
 /// The zlib level of a receipt's pack: `pack.compression`, else `core.compression`, else 1
@@ -232,10 +225,7 @@ pub fn append(
             message: message.into(),
             extra_headers: Vec::new(),
         };
-        let id = repo
-            .write_object(&commit)
-            .map(gix::Id::detach)
-            .map_err(|e| git_error("writing the receipt commit", &e))?;
+        let id = write_commit(repo, &commit)?;
         let expected = match tip {
             Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
             None => PreviousValue::MustNotExist,
@@ -250,6 +240,21 @@ pub fn append(
         }
     }
     Err(last_error.unwrap_or_else(|| crate::error::Error::internal("the receipt log kept moving")))
+}
+
+/// Stores `commit` loose (see `git::loose`).
+fn write_commit(repo: &gix::Repository, commit: &gix::objs::Commit) -> Result<ObjectId> {
+    use gix::objs::WriteTo as _;
+    let mut bytes = Vec::new();
+    commit
+        .write_to(&mut bytes)
+        .map_err(|e| crate::error::Error::io("encoding the receipt commit", &e))?;
+    let id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Commit, &bytes)
+        .map_err(|e| git_error("hashing the receipt commit", &e))?;
+    crate::git::loose::Loose::new(repo)
+        .write(&id, gix::objs::Kind::Commit, &bytes)
+        .map_err(|e| crate::error::Error::io("writing the receipt commit", &e))?;
+    Ok(id)
 }
 
 /// Points every named ref at `id` (each with a reflog entry, each only if its current value is

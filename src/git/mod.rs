@@ -4,7 +4,8 @@
 //! only; `clean` finds pre-images the index already names (`entries` reads those paths'
 //! entries from the index file), `splices` stores a post-image as its edit, `prior` a
 //! pre-image as the earlier receipt that published it; `pack` writes a large receipt's
-//! objects as one pack; `index_view` reads a whole index in place for the pre-commit hook.
+//! objects as one pack, `loose` a small one's as loose files; `index_view` reads a whole
+//! index in place for the pre-commit hook.
 
 pub mod cached;
 pub mod clean;
@@ -12,6 +13,7 @@ pub mod entries;
 pub mod index;
 pub mod index_view;
 pub mod ledger;
+pub mod loose;
 pub mod pack;
 pub mod prior;
 pub mod repo;

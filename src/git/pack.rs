@@ -68,13 +68,14 @@ fn encode(
     pack.extend_from_slice(&2u32.to_be_bytes());
     pack.extend_from_slice(&count.to_be_bytes());
     let mut entries = Vec::with_capacity(objects.len());
+    // One stream state, reset per object: a new one costs about 370 KiB allocated and cleared.
+    let mut zlib = gix_zlib::stream::deflate::Compress::new(level);
     for (id, kind, data) in objects {
         let offset = pack.len() as u64;
         pack.extend_from_slice(&entry_header(*kind, data.len() as u64));
-        let mut deflate = gix_zlib::stream::deflate::Write::new(pack, level);
-        deflate.write_all(data)?;
-        deflate.flush()?;
-        pack = deflate.into_inner();
+        zlib.reset();
+        let finish = gix_zlib::stream::deflate::FlushCompress::Finish;
+        super::loose::deflate(&mut zlib, data, finish, &mut pack)?;
         let crc = crc32fast::hash(&pack[offset as usize..]);
         entries.push(Entry {
             id: *id,

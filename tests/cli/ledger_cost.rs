@@ -290,3 +290,44 @@ fn a_receipt_of_many_files_is_one_pack_that_git_reads() {
     assert_eq!(rc, 0, "{doc}");
     assert_eq!(repo.text("d2/e2/f14.txt"), "old 14\n");
 }
+
+/// A one-file receipt's objects are loose, deflated at `core.looseCompression` (else
+/// `core.compression`, else level 1, git's own default for loose objects): the zlib header
+/// names the level, and git reads every object.
+#[test]
+fn loose_receipt_objects_follow_the_configured_compression() {
+    let repo = Repo::new();
+    repo.write("a.txt", "one\n").commit();
+    let loose_header = |setting: Option<(&str, &str)>, text: &str| {
+        if let Some((key, value)) = setting {
+            git(repo.path(), &["config", key, value]);
+        }
+        let (rc, doc) = repo.json(&["edit", "a.txt", "--find", "\n", "--replace", text]);
+        assert_eq!(rc, 0, "{doc}");
+        let commit = doc["receipt"]["commit"]
+            .as_str()
+            .expect("commit")
+            .to_owned();
+        let file = repo
+            .path()
+            .join(".git/objects")
+            .join(&commit[..2])
+            .join(&commit[2..]);
+        let bytes = std::fs::read(&file).expect("the receipt commit is loose");
+        assert_eq!(
+            git(repo.path(), &["cat-file", "-t", &commit]).trim(),
+            "commit"
+        );
+        (bytes[0], bytes[1])
+    };
+    assert_eq!(
+        loose_header(None, " two\n"),
+        (0x78, 0x01),
+        "default: fastest"
+    );
+    let best = loose_header(Some(("core.compression", "9")), " three\n");
+    assert_eq!(best, (0x78, 0xda), "core.compression 9");
+    let loose = loose_header(Some(("core.looseCompression", "1")), " four\n");
+    assert_eq!(loose, (0x78, 0x01), "core.looseCompression wins");
+    crate::ledger::fsck_clean(&repo);
+}
