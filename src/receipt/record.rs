@@ -395,7 +395,12 @@ fn build(
             sha256: intent.input_digest.to_hex(),
             bytes: intent.input.len(),
         },
-        head: repo.head_id().ok().map(|id| id.to_string()),
+        // HEAD's commit as its branch names it: not peeled, which would read the object.
+        head: repo
+            .head()
+            .ok()
+            .and_then(|h| h.id())
+            .map(|id| id.to_string()),
         time: now(),
         files: records,
         created_dirs: files

@@ -72,6 +72,8 @@ fn a_receipt_is_readable_with_plain_git() {
         sha256_hex(b"def f():\n    return 2\n")
     );
     assert_eq!(parsed["observed"]["changed_files"][0], "src/a.py");
+    let head = git(repo.path(), &["rev-parse", "HEAD"]);
+    assert_eq!(parsed["head"], head.trim(), "the commit HEAD names");
     assert_eq!(
         git(repo.path(), &["show", &format!("{commit}:before/src/a.py")]),
         "def f():\n    return 1\n"
