@@ -1,10 +1,11 @@
 //! A receipt's few objects as loose files, all compressed by one zlib stream state that is
-//! reset between them. Storing each through gix set up a new compressor per object (about
+//! reset between them (and kept for the thread's next writer: the receipt's commit). Storing each through gix set up a new compressor per object (about
 //! 370 KiB of state allocated and cleared), which on a one-edit receipt of ten objects cost
 //! more than compressing them. The file is git's loose format: `<kind> <size>\0<bytes>`
 //! deflated, written to a temp file in the objects directory, read-only, renamed into
 //! `objects/xx/<rest of the id>`. An object already stored loose is not written again.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -16,8 +17,16 @@ use gix_zlib::stream::deflate::{Compress, FlushCompress};
 /// Writes loose objects into one repository's object directory.
 pub struct Loose {
     dir: PathBuf,
-    zlib: Compress,
+    level: gix_zlib::Compression,
+    /// Taken from [`KEPT`] on the first write, given back when the writer is dropped.
+    zlib: Option<Compress>,
     out: Vec<u8>,
+}
+
+thread_local! {
+    /// The stream state of this thread's last writer and its level, for the next one (a
+    /// receipt's objects and then its commit).
+    static KEPT: RefCell<Option<(i32, Compress)>> = const { RefCell::new(None) };
 }
 
 impl Loose {
@@ -26,9 +35,24 @@ impl Loose {
     pub fn new(repo: &gix::Repository) -> Self {
         Self {
             dir: repo.objects.store_ref().path().to_owned(),
-            zlib: Compress::new(compression(repo)),
+            level: compression(repo),
+            zlib: None,
             out: Vec::new(),
         }
+    }
+
+    /// The stream state, reset: the one this thread kept when its level matches.
+    fn zlib(&mut self) -> &mut Compress {
+        let level = self.level;
+        let zlib = self.zlib.get_or_insert_with(|| {
+            let kept = KEPT.with_borrow_mut(Option::take);
+            match kept {
+                Some((kept_level, zlib)) if kept_level == level.level() => zlib,
+                _ => Compress::new(level),
+            }
+        });
+        zlib.reset();
+        zlib
     }
 
     /// Stores `data` as the object `id` of `kind` (`id` must be its hash).
@@ -40,11 +64,13 @@ impl Loose {
         if target.symlink_metadata().is_ok() {
             return Ok(());
         }
-        self.out.clear();
         let header = gix::objs::encode::loose_header(kind, data.len() as u64);
-        self.zlib.reset();
-        deflate(&mut self.zlib, &header, FlushCompress::None, &mut self.out)?;
-        deflate(&mut self.zlib, data, FlushCompress::Finish, &mut self.out)?;
+        let mut out = std::mem::take(&mut self.out);
+        out.clear();
+        let zlib = self.zlib();
+        deflate(zlib, &header, FlushCompress::None, &mut out)?;
+        deflate(zlib, data, FlushCompress::Finish, &mut out)?;
+        self.out = out;
         let mut file = tempfile::Builder::new()
             .prefix("tmp_obj_")
             .permissions(std::fs::Permissions::from_mode(0o444))
@@ -54,6 +80,14 @@ impl Loose {
         std::fs::create_dir_all(target.parent().unwrap_or(&self.dir))?;
         file.persist(&target).map_err(|e| e.error)?;
         Ok(())
+    }
+}
+
+impl Drop for Loose {
+    fn drop(&mut self) {
+        if let Some(zlib) = self.zlib.take() {
+            KEPT.with_borrow_mut(|kept| *kept = Some((self.level.level(), zlib)));
+        }
     }
 }
 
