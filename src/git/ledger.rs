@@ -82,16 +82,9 @@ pub fn batched<T>(
     Ok(value)
 }
 
-/// The zlib level of a receipt's pack: `pack.compression`, else `core.compression`, else 1
-/// (the fastest; `git gc` recompresses).
+/// The zlib level of a receipt's pack: `pack.compression`, else `core.compression`, else 1.
 fn compression(repo: &gix::Repository) -> i32 {
-    let config = repo.config_snapshot();
-    ["pack.compression", "core.compression"]
-        .iter()
-        .find_map(|key| config.integer(key))
-        .and_then(|level| i32::try_from(level).ok())
-        .filter(|level| (0..=9).contains(level))
-        .unwrap_or(1)
+    crate::git::loose::configured_level(repo, "pack.compression")
 }
 
 /// A blob id computed on another thread.

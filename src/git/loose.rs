@@ -122,14 +122,20 @@ pub fn deflate(
 
 /// `core.looseCompression`, else `core.compression`, else 1.
 fn compression(repo: &gix::Repository) -> gix_zlib::Compression {
+    gix_zlib::Compression::new(configured_level(repo, "core.looseCompression"))
+        .unwrap_or(gix_zlib::Compression::BEST_SPEED)
+}
+
+/// The zlib level `key` sets, else `core.compression`, else 1 (the fastest; `git gc`
+/// recompresses). A value outside 0–9 counts as unset.
+pub fn configured_level(repo: &gix::Repository, key: &str) -> i32 {
     let config = repo.config_snapshot();
-    ["core.looseCompression", "core.compression"]
+    [key, "core.compression"]
         .iter()
         .find_map(|key| config.integer(key))
         .and_then(|level| i32::try_from(level).ok())
         .filter(|level| (0..=9).contains(level))
-        .and_then(gix_zlib::Compression::new)
-        .unwrap_or(gix_zlib::Compression::BEST_SPEED)
+        .unwrap_or(1)
 }
 
 #[cfg(test)]
