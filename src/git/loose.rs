@@ -1,9 +1,10 @@
 //! A receipt's few objects as loose files, all compressed by one zlib stream state that is
-//! reset between them (and kept for the thread's next writer: the receipt's commit). Storing each through gix set up a new compressor per object (about
-//! 370 KiB of state allocated and cleared), which on a one-edit receipt of ten objects cost
-//! more than compressing them. The file is git's loose format: `<kind> <size>\0<bytes>`
-//! deflated, written to a temp file in the objects directory, read-only, renamed into
-//! `objects/xx/<rest of the id>`. An object already stored loose is not written again.
+//! reset between them and kept for the thread's next writer (the receipt's commit). Storing
+//! each through gix set up a new compressor per object (about 370 KiB of state allocated and
+//! cleared), which on a one-edit receipt of ten objects cost more than compressing them. The
+//! file is git's loose format: `<kind> <size>\0<bytes>` deflated, written to a temp file in
+//! the objects directory, read-only, renamed into `objects/xx/<rest of the id>`. An object
+//! already stored loose is not written again.
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -41,43 +42,28 @@ impl Loose {
         }
     }
 
-    /// The stream state, reset: the one this thread kept when its level matches.
-    fn zlib(&mut self) -> &mut Compress {
-        let level = self.level;
-        let zlib = self.zlib.get_or_insert_with(|| {
-            let kept = KEPT.with_borrow_mut(Option::take);
-            match kept {
-                Some((kept_level, zlib)) if kept_level == level.level() => zlib,
-                _ => Compress::new(level),
-            }
-        });
-        zlib.reset();
-        zlib
-    }
-
     /// Stores `data` as the object `id` of `kind` (`id` must be its hash).
     pub fn write(&mut self, id: &ObjectId, kind: Kind, data: &[u8]) -> std::io::Result<()> {
         crate::workspace::failpoint::io("write", "ledger")?;
         let hex = id.to_hex().to_string();
         let (fan, rest) = hex.split_at(2);
-        let target = self.dir.join(fan).join(rest);
+        let fan = self.dir.join(fan);
+        let target = fan.join(rest);
         if target.symlink_metadata().is_ok() {
             return Ok(());
         }
         let header = gix::objs::encode::loose_header(kind, data.len() as u64);
-        let mut out = std::mem::take(&mut self.out);
-        out.clear();
-        let zlib = self.zlib();
-        deflate(zlib, &header, FlushCompress::None, &mut out)?;
-        deflate(zlib, data, FlushCompress::Finish, &mut out)?;
-        self.out = out;
+        let zlib = reset_state(&mut self.zlib, self.level);
+        self.out.clear();
+        deflate(zlib, &header, FlushCompress::None, &mut self.out)?;
+        deflate(zlib, data, FlushCompress::Finish, &mut self.out)?;
         let mut file = tempfile::Builder::new()
             .prefix("tmp_obj_")
             .permissions(std::fs::Permissions::from_mode(0o444))
             .tempfile_in(&self.dir)?;
         file.write_all(&self.out)?;
         crate::workspace::durable::sync_file(file.as_file(), "ledger")?;
-        std::fs::create_dir_all(target.parent().unwrap_or(&self.dir))?;
+        std::fs::create_dir_all(fan)?;
         file.persist(&target).map_err(|e| e.error)?;
         Ok(())
     }
@@ -89,6 +75,17 @@ impl Drop for Loose {
             KEPT.with_borrow_mut(|kept| *kept = Some((self.level.level(), zlib)));
         }
     }
+}
+
+/// The writer's stream state, reset: on the first write, the one this thread kept when its
+/// level is `level`, else a new one.
+fn reset_state(zlib: &mut Option<Compress>, level: gix_zlib::Compression) -> &mut Compress {
+    let zlib = zlib.get_or_insert_with(|| match KEPT.with_borrow_mut(Option::take) {
+        Some((kept, zlib)) if kept == level.level() => zlib,
+        _ => Compress::new(level),
+    });
+    zlib.reset();
+    zlib
 }
 
 /// Deflates `input` into `out` with `zlib`: with [`FlushCompress::None`] until the input is
