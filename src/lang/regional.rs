@@ -164,8 +164,9 @@ pub fn check(
     // An export list elsewhere in the file can make a region's declarations public.
     let knowable = match Lang::of(provider) {
         Some(Lang::TypeScript) => {
+            let changed = ranges.iter().map(|r| r.1.clone());
             !symbols::typescript::may_list_exports(before)
-                && !symbols::typescript::may_list_exports(after)
+                && !symbols::typescript::may_list_exports_near(after, changed)
         }
         lang => lang.is_some(),
     };

@@ -254,11 +254,12 @@ pub fn split(text: &str) -> Vec<Line> {
 
 /// The first line terminator of a text, `\n` when it has none.
 pub fn dominant_terminator(text: &str) -> &str {
-    split(text)
-        .into_iter()
-        .map(|l| &text[l.content_end..l.end])
-        .find(|t| !t.is_empty())
-        .unwrap_or("\n")
+    let bytes = text.as_bytes();
+    match memchr::memchr2(b'\n', b'\r', bytes) {
+        Some(at) if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') => "\r\n",
+        Some(at) if bytes[at] == b'\r' => "\r",
+        _ => "\n",
+    }
 }
 
 /// The lines of a file's text, the first one starting after a byte order mark.
@@ -270,113 +271,6 @@ pub fn content_lines(text: &str) -> Vec<Line> {
         first.start = '\u{feff}'.len_utf8();
     }
     lines
-}
-
-/// The lines (indices into `lines`) that hold a byte outside ASCII, found a page at a time.
-fn non_ascii_lines(bytes: &[u8], lines: &[Line]) -> Vec<usize> {
-    const PAGE: usize = 4096;
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        let end = (at + PAGE).min(bytes.len());
-        // `is_ascii` tests a word at a time; most pages of most files pass.
-        let page = &bytes[at..end];
-        let Some(off) = (!page.is_ascii())
-            .then(|| page.iter().position(|b| !b.is_ascii()))
-            .flatten()
-        else {
-            at = end;
-            continue;
-        };
-        let line = lines.partition_point(|l| l.end <= at + off);
-        out.push(line);
-        at = lines
-            .get(line)
-            .map_or(bytes.len(), |l| l.end.max(at + off + 1));
-    }
-    out
-}
-
-/// A file's text and the line facts its edits need, each computed once on first use and
-/// shared by every edit of the file (a plan of many blocks splits the file once, not per block).
-pub struct FileText<'a> {
-    pub text: &'a str,
-    pub endings: std::cell::OnceCell<Endings>,
-    lines: std::cell::OnceCell<Vec<Line>>,
-    keys: std::cell::OnceCell<Vec<std::borrow::Cow<'a, str>>>,
-    /// The lines holding a non-ASCII character (found once, for every [`FileText::keyed`]).
-    non_ascii: std::cell::OnceCell<Vec<usize>>,
-}
-
-impl<'a> FileText<'a> {
-    pub fn new(text: &'a str) -> Self {
-        Self {
-            text,
-            endings: std::cell::OnceCell::new(),
-            lines: std::cell::OnceCell::new(),
-            keys: std::cell::OnceCell::new(),
-            non_ascii: std::cell::OnceCell::new(),
-        }
-    }
-
-    /// The lines; a byte order mark is no part of the first one (edits match and write after it).
-    pub fn lines(&self) -> &[Line] {
-        self.lines.get_or_init(|| content_lines(self.text))
-    }
-
-    /// The lines whose key (the loosest comparison form, the ladder's prefilter) is `want`.
-    /// Unless every line's key is at hand already, an ASCII `want` is first looked for as a
-    /// substring: a line whose key it is contains it, or has non-ASCII characters (which its
-    /// key normalises); only those lines are keyed. One edit in a large file keys a few lines,
-    /// not all of them.
-    pub fn keyed(&self, want: &str) -> Vec<usize> {
-        let lines = self.lines();
-        let equal = |keys: &[std::borrow::Cow<'a, str>]| {
-            let hits = keys.iter().enumerate().filter(|(_, key)| **key == want);
-            hits.map(|(i, _)| i).collect()
-        };
-        if let Some(keys) = self.keys.get() {
-            return equal(keys);
-        }
-        if want.is_empty() || !want.is_ascii() {
-            return equal(self.keys());
-        }
-        let bytes = self.text.as_bytes();
-        let line_at = |at: usize| lines.partition_point(|l| l.end <= at);
-        let mut candidates: Vec<usize> = memchr::memmem::find_iter(bytes, want.as_bytes())
-            .map(line_at)
-            .collect();
-        let non_ascii = self.non_ascii.get_or_init(|| non_ascii_lines(bytes, lines));
-        candidates.extend(non_ascii);
-        candidates.sort_unstable();
-        candidates.dedup();
-        candidates.retain(|&i| lines.get(i).is_some_and(|l| self.key_of(l) == want));
-        candidates
-    }
-
-    /// The key of line `i`, from the keys of every line when they are at hand.
-    pub fn key_at(&self, i: usize) -> Option<std::borrow::Cow<'a, str>> {
-        match self.keys.get() {
-            Some(keys) => keys.get(i).cloned(),
-            None => self.lines().get(i).map(|l| self.key_of(l)),
-        }
-    }
-
-    fn key_of(&self, line: &Line) -> std::borrow::Cow<'a, str> {
-        crate::locate::ladder::line_key(&self.text[line.start..line.content_end])
-    }
-
-    /// The loosest comparison form of every line (the ladder's prefilter).
-    pub fn keys(&self) -> &[std::borrow::Cow<'a, str>] {
-        self.keys.get_or_init(|| {
-            let text = self.text;
-            let lines = self.lines.get_or_init(|| content_lines(text));
-            lines
-                .iter()
-                .map(|l| crate::locate::ladder::line_key(&text[l.start..l.content_end]))
-                .collect()
-        })
-    }
 }
 
 #[cfg(test)]
@@ -393,6 +287,9 @@ mod split_tests {
         assert_eq!(parts, [("a", "\n"), ("b", "\r\n"), ("c", "\r"), ("d", "")]);
         assert!(split("").is_empty());
         assert_eq!(dominant_terminator("x\r\ny\n"), "\r\n");
+        assert_eq!(dominant_terminator("x\ny\r\n"), "\n");
+        assert_eq!(dominant_terminator("x\ry\n"), "\r");
+        assert_eq!(dominant_terminator("xy"), "\n");
         let parts: Vec<(usize, usize, usize)> = split("\r\r\n\n\r")
             .iter()
             .map(|l| (l.start, l.content_end, l.end))
@@ -401,21 +298,6 @@ mod split_tests {
     }
 
     proptest::proptest! {
-        /// The lines keyed `want` are the lines whose key is `want`, whether or not every
-        /// line's key was computed first.
-        #[test]
-        fn keyed_lines_are_the_lines_with_that_key(
-            text in "\u{feff}?([ a\t“”—x]{0,6}(\n|\r\n)){0,12}[ ax]{0,3}",
-            want in "(a|x|a x|\"a\"|x-a)",
-        ) {
-            let fast = FileText::new(&text).keyed(&want);
-            let full = FileText::new(&text);
-            let expected: Vec<usize> = full.keys().iter().enumerate()
-                .filter(|(_, k)| **k == want).map(|(i, _)| i).collect();
-            proptest::prop_assert_eq!(&fast, &expected);
-            proptest::prop_assert_eq!(full.keyed(&want), expected);
-        }
-
         /// The lines tile the text, and each ends at its first terminator.
         #[test]
         fn lines_tile_the_text(text in "[ab\r\n]{0,40}") {

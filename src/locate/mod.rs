@@ -5,7 +5,9 @@
 pub mod anchor;
 pub mod config;
 pub mod diagnose;
+pub mod file_text;
 pub mod ladder;
+pub mod line_index;
 pub mod lines;
 pub mod node;
 pub mod text;

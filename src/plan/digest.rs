@@ -97,9 +97,15 @@ impl Marks {
         )
     }
 
-    /// The digest of `after`, a new version of `before` (the bytes these marks were taken of).
-    pub fn digest_of(&self, before: &[u8], after: &[u8]) -> Digest {
-        let kept = (super::splice::common_prefix(before, after) / Self::EVERY).min(self.0.len());
+    /// The digest of `after`, a new version of `before` (the bytes these marks were taken of)
+    /// that the caller knows to keep at least `before`'s first `shared` bytes (the start of
+    /// its first change): only what follows is compared, so an edit near the end of a large
+    /// file is neither compared nor hashed from the start.
+    pub fn digest_of(&self, before: &[u8], after: &[u8], shared: usize) -> Digest {
+        let shared = shared.min(before.len()).min(after.len());
+        debug_assert_eq!(before[..shared], after[..shared]);
+        let prefix = shared + super::splice::common_prefix(&before[shared..], &after[shared..]);
+        let kept = (prefix / Self::EVERY).min(self.0.len());
         let Some(mark) = kept.checked_sub(1).map(|i| &self.0[i]) else {
             return Digest::of(after);
         };
@@ -138,11 +144,21 @@ mod tests {
                 let mut after = before[..at].to_vec();
                 after.extend_from_slice(inserted);
                 after.extend_from_slice(&before[(at + 1).min(before.len())..]);
-                assert_eq!(marks.digest_of(&before, &after), Digest::of(&after), "{at}");
+                assert_eq!(
+                    marks.digest_of(&before, &after, 0),
+                    Digest::of(&after),
+                    "{at}"
+                );
+                let shared = at.min(after.len());
+                assert_eq!(
+                    marks.digest_of(&before, &after, shared),
+                    Digest::of(&after),
+                    "{at}"
+                );
             }
         }
         let shorter = &before[..2 * Marks::EVERY + 9];
-        assert_eq!(marks.digest_of(&before, shorter), Digest::of(shorter));
+        assert_eq!(marks.digest_of(&before, shorter, 0), Digest::of(shorter));
         assert_eq!(super::super::splice::common_prefix(b"abcd", b"abxd"), 2);
         assert_eq!(super::super::splice::common_prefix(b"ab", b"abc"), 2);
     }

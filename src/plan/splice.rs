@@ -198,6 +198,18 @@ pub fn changed_ranges(original: &[u8], splices: &[Splice]) -> Vec<(Range<usize>,
         .collect()
 }
 
+/// Whether `after`, made from `before` by splices whose changed ranges are `ranges` (see
+/// [`changed_ranges`]), holds the same bytes. Before the first range and after the last one
+/// both are the same by construction, so only the stretch between them is compared (edits
+/// that cancel out there leave the bytes unchanged too).
+pub fn same_bytes(before: &[u8], after: &[u8], ranges: &[(Range<usize>, Range<usize>)]) -> bool {
+    let (Some(first), Some(last)) = (ranges.first(), ranges.last()) else {
+        return true;
+    };
+    let stretch = first.0.start..last.0.end;
+    before.len() == after.len() && before[stretch.clone()] == after[stretch]
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -340,6 +352,27 @@ mod tests {
             reversed.reverse();
             prop_assert_eq!(verdict(splices.clone()), verdict(shuffled));
             prop_assert_eq!(verdict(splices), verdict(reversed));
+        }
+
+        /// `same_bytes` says whether the splices' result equals the input, also when edits
+        /// cancel each other out.
+        #[test]
+        fn same_bytes_is_comparing_the_whole_result(
+            text in "[ab]{0,12}",
+            raw in prop::collection::vec((0usize..14, 0usize..3, "[ab]{0,3}"), 0..4),
+        ) {
+            let mut splices: Vec<Splice> = Vec::new();
+            let mut at = 0;
+            for (i, (skip, len, new)) in raw.into_iter().enumerate() {
+                let start = (at + skip % 4).min(text.len());
+                let end = (start + len).min(text.len());
+                splices.push(splice(start..end, &new, i));
+                at = end;
+            }
+            prop_assume!(order(&mut splices).is_ok());
+            let after = apply(text.as_bytes(), &splices);
+            let ranges = changed_ranges(text.as_bytes(), &splices);
+            prop_assert_eq!(same_bytes(text.as_bytes(), &after, &ranges), after == text.as_bytes());
         }
 
         #[test]

@@ -3,6 +3,7 @@
 //! under the locks when a file changed in between.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -17,6 +18,9 @@ use crate::txn::{Options, moves};
 use crate::workspace::Workspace;
 use crate::workspace::path::{self, TargetPath};
 use crate::workspace::snapshot::{self, Snapshot};
+
+/// Changed byte ranges: in the pre-image, and where their text landed.
+type ChangedRanges = Vec<(Range<usize>, Range<usize>)>;
 
 /// Operations of one file, in plan order.
 struct Group {
@@ -178,16 +182,14 @@ fn overwritten(g: &Group, content: &str) -> Result<FileChange> {
     let before = snapshot::read_any(&g.path)?;
     let after = Arc::new(content.to_owned().into_bytes());
     let ranges = vec![(0..before.bytes.len(), 0..after.len())];
-    let mut replaced = change(
+    Ok(change(
         g.path.clone(),
         Action::Modified,
         Some(before),
         Some(after),
         Vec::new(),
-        Vec::new(),
-    );
-    replaced.ranges = ranges;
-    Ok(replaced)
+        (Vec::new(), ranges),
+    ))
 }
 
 /// A file deleted, when it still holds what `first` expected.
@@ -200,7 +202,7 @@ fn deleted(g: &Group, first: &Op, expected: Option<Digest>) -> Result<FileChange
         Some(before),
         None,
         Vec::new(),
-        Vec::new(),
+        (Vec::new(), Vec::new()),
     ))
 }
 
@@ -212,7 +214,7 @@ fn unchanged(g: &Group, before: Snapshot, edits: Vec<EditReport>) -> FileChange 
         Some(before),
         None,
         edits,
-        Vec::new(),
+        (Vec::new(), Vec::new()),
     );
     unchanged.after_digest = unchanged.digest_before();
     unchanged
@@ -272,10 +274,9 @@ fn restored(
     // Described by what it changes, so that the ledger stores the restore as splices and the
     // API guard reads the regions around it.
     let ranges = vec![crate::plan::splice::changed(&before.bytes, content)];
-    let action = if before.bytes.as_slice() == content.as_slice() {
-        Action::Unchanged
-    } else {
-        Action::Modified
+    let action = match splice::same_bytes(&before.bytes, content, &ranges) {
+        true => Action::Unchanged,
+        false => Action::Modified,
     };
     let mut change = change(
         g.path.clone(),
@@ -283,7 +284,7 @@ fn restored(
         Some(before),
         Some(content.clone()),
         Vec::new(),
-        Vec::new(),
+        (Vec::new(), ranges),
     );
     if action == Action::Modified {
         // Observed, never refused: an undo puts back bytes that were there before. The gate's
@@ -294,12 +295,11 @@ fn restored(
             &g.path.rel,
             before.map(|b| (b, None)),
             content,
-            &ranges,
+            &change.ranges,
             rules,
         )?;
         change.syntax = Some(syntax);
     }
-    change.ranges = ranges;
     super::mode::set(&mut change, executable);
     Ok(change)
 }
@@ -345,7 +345,7 @@ fn created(g: &Group, content: Vec<u8>) -> Result<FileChange> {
         None,
         Some(after),
         Vec::new(),
-        new_dirs,
+        (new_dirs, Vec::new()),
     );
     created.syntax = Some(syntax);
     Ok(created)
@@ -357,16 +357,20 @@ fn creates_file(plan: &Plan, g: &Group) -> bool {
     all_empty && snapshot::check_absent(&g.path).is_ok()
 }
 
+/// One file's change; `ranges` are the changed byte ranges (in the pre-image, and where their
+/// text landed), and the post-image's digest is hashed on from the pre-image's marks at the
+/// first of them (both versions agree up to there).
 fn change(
     path: TargetPath,
     action: Action,
     before: Option<Snapshot>,
     after: Option<Arc<Vec<u8>>>,
     edits: Vec<EditReport>,
-    new_dirs: Vec<PathBuf>,
+    (new_dirs, ranges): (Vec<PathBuf>, ChangedRanges),
 ) -> FileChange {
+    let shared = ranges.first().map_or(0, |r| r.0.start);
     let after_digest = match (&after, &before) {
-        (Some(bytes), Some(b)) => Some(b.marks.digest_of(&b.bytes, bytes)),
+        (Some(bytes), Some(b)) => Some(b.marks.digest_of(&b.bytes, bytes, shared)),
         (Some(bytes), None) => Some(Digest::of(bytes)),
         (None, _) => None,
     };
@@ -377,7 +381,7 @@ fn change(
         after,
         after_digest,
         edits,
-        ranges: Vec::new(),
+        ranges,
         new_dirs,
         new_permissions: None,
         syntax: None,
@@ -401,11 +405,11 @@ fn prepare_edits(
     refuse_conflicts(plan, &mut splices, &matches, &g.path)?;
     let after = splice::apply(&before.bytes, &splices);
     let edits = reports(plan, &matches, &splices, &before.bytes, &after);
-    if after == *before.bytes {
+    let ranges = splice::changed_ranges(&before.bytes, &splices);
+    if splice::same_bytes(&before.bytes, &after, &ranges) {
         return Ok(unchanged(g, before, edits));
     }
     config_result(plan, g, &after)?;
-    let ranges = splice::changed_ranges(&before.bytes, &splices);
     // Building only (`edit --json`): the final parse of files with structure targets is the
     // commit's; files with text edits only keep the gate's rule.
     let deferred = structural && options.build_only;
@@ -429,9 +433,8 @@ fn prepare_edits(
         Some(before),
         Some(Arc::new(after)),
         edits,
-        Vec::new(),
+        (Vec::new(), ranges),
     );
-    modified.ranges = ranges;
     modified.syntax = Some(syntax);
     Ok(modified)
 }
@@ -511,10 +514,13 @@ fn config_result(plan: &Plan, g: &Group, after: &[u8]) -> Result<()> {
         .iter()
         .filter(|&&i| matches!(plan.ops[i].kind, OpKind::Config { .. }));
     let format = crate::locate::config::Format::of(&g.path.rel);
-    match (configs.count(), format, std::str::from_utf8(after)) {
-        (2.., Some(format), Ok(text)) => crate::locate::config::check_result(format, text)
+    let (2.., Some(format)) = (configs.count(), format) else {
+        return Ok(());
+    };
+    match std::str::from_utf8(after) {
+        Ok(text) => crate::locate::config::check_result(format, text)
             .map_err(|e| e.detail("path", g.path.rel.as_str())),
-        _ => Ok(()),
+        Err(_) => Ok(()),
     }
 }
 

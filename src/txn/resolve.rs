@@ -6,7 +6,7 @@ use crate::change::NodeFacts;
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::lang::provider_for;
-use crate::locate::lines::FileText;
+use crate::locate::file_text::FileText;
 use crate::locate::text::{self, EditContext};
 use crate::locate::{anchor, ladder, node};
 use crate::plan::splice::Splice;

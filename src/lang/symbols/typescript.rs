@@ -4,6 +4,8 @@
 //! `export default name`) is public API; `private`, `protected` and `#name` members are private.
 //! An overload group (signatures plus implementation) is one declaration.
 
+use std::ops::Range;
+
 use tree_sitter::{Node, Tree};
 
 use super::{Declaration, Kind, children, declaration, doc_start, squash, text};
@@ -128,13 +130,49 @@ fn exported_names<'a>(root: Node<'_>, source: &'a [u8]) -> Listed<'a> {
 /// unknown. One SIMD scan of the bytes; a string or comment that looks like a list counts
 /// too (the caller then reads the whole file, which is never wrong).
 pub fn may_list_exports(source: &[u8]) -> bool {
-    memchr::memmem::find_iter(source, b"export").any(|at| {
-        let line = source[..at]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        source[line..at].iter().all(u8::is_ascii_whitespace) && lists(&source[at + 6..])
+    memchr::memmem::find_iter(source, b"export").any(|at| lists_at(source, at))
+}
+
+/// [`may_list_exports`] of `after`, a new version of a file in which no line lists exports,
+/// that differs from it only in `changed` (byte ranges of `after`, ascending). A line that
+/// lists exports must then be one an edit reaches: `export` on the rest of the line a change
+/// ends on, or just before a change (through the words and spaces between them, as the
+/// check reads them). Only those places are read, so an edit costs its neighbourhood.
+pub fn may_list_exports_near(after: &[u8], changed: impl Iterator<Item = Range<usize>>) -> bool {
+    let finder = memchr::memmem::Finder::new(b"export");
+    changed.into_iter().any(|range| {
+        let from = reach_back(after, range.start.min(after.len()));
+        let end = range.end.min(after.len());
+        let line_end = memchr::memchr(b'\n', &after[end..]).map_or(after.len(), |i| end + i);
+        let window = &after[from..(line_end + 6).min(after.len())];
+        finder
+            .find_iter(window)
+            .any(|at| from + at <= line_end && lists_at(after, from + at))
     })
+}
+
+/// Where an `export` whose check reads up to `at` can start at the latest: back over up to
+/// three words and the blanks around them (`export default name`; `export` is a word too).
+fn reach_back(source: &[u8], mut at: usize) -> usize {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    for _ in 0..3 {
+        while at > 0 && source[at - 1].is_ascii_whitespace() {
+            at -= 1;
+        }
+        while at > 0 && word(source[at - 1]) {
+            at -= 1;
+        }
+    }
+    at
+}
+
+/// Whether the `export` at `at` is a line's first word and starts an export list.
+fn lists_at(source: &[u8], at: usize) -> bool {
+    let line = source[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    source[line..at].iter().all(u8::is_ascii_whitespace) && lists(&source[at + 6..])
 }
 
 /// What follows `export` starts an export list or `export default name`.
@@ -352,4 +390,72 @@ fn member_of(node: Node<'_>, source: &[u8], class: &str) -> Option<Declaration> 
     d.private |= name.starts_with('#');
     d.body = node.child_by_field_name("body").map(|b| b.byte_range());
     Some(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{may_list_exports, may_list_exports_near};
+    use crate::plan::splice::{self, Splice};
+
+    const PIECES: &str = "(export|default|type|name|class|[{};]| |\n|// )";
+
+    /// Changes that turn a line into an export list from either side of it: (file, the text
+    /// replaced, its replacement).
+    #[test]
+    fn a_change_at_either_end_of_an_export_line_is_read() {
+        let cases = [
+            ("x\n  export default name {\n", " {", ""),
+            ("x\nexport default\n\n  name = 1;\n", " = 1", ""),
+            ("// export {a}\n", "// ", ""),
+            ("y\n  export type x {\n", "x ", ""),
+        ];
+        for (before, old, new) in cases {
+            assert!(!may_list_exports(before.as_bytes()));
+            let start = before.find(old).unwrap_or_default();
+            let range = start..start + old.len();
+            let splices = [Splice {
+                range,
+                text: new.into(),
+                op: 0,
+            }];
+            let after = splice::apply(before.as_bytes(), &splices);
+            assert!(
+                may_list_exports(&after),
+                "{}",
+                String::from_utf8_lossy(&after)
+            );
+            let ranges = splice::changed_ranges(before.as_bytes(), &splices);
+            let near = may_list_exports_near(&after, ranges.iter().map(|r| r.1.clone()));
+            assert!(near, "{}", String::from_utf8_lossy(&after));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Read near its changes, a version of a file without export lists lists exports
+        /// exactly when reading all of it says so.
+        #[test]
+        fn reading_near_the_changes_is_reading_the_file(
+            before in proptest::collection::vec(PIECES, 0..16),
+            edits in proptest::collection::vec((0usize..60, 0usize..8, proptest::collection::vec(PIECES, 0..3)), 1..3),
+        ) {
+            let before = before.concat().into_bytes();
+            proptest::prop_assume!(!may_list_exports(&before));
+            let mut splices: Vec<Splice> = Vec::new();
+            let mut at = 0;
+            for (skip, len, text) in edits {
+                let start = (at + skip).min(before.len());
+                let end = (start + len).min(before.len());
+                splices.push(Splice { range: start..end, text: text.concat(), op: 0 });
+                at = end + 1;
+                if at > before.len() {
+                    break;
+                }
+            }
+            let after = splice::apply(&before, &splices);
+            let ranges = splice::changed_ranges(&before, &splices);
+            let near = may_list_exports_near(&after, ranges.iter().map(|r| r.1.clone()));
+            proptest::prop_assert_eq!(near, may_list_exports(&after));
+        }
+    }
 }

@@ -26,20 +26,14 @@ mod retry;
 mod scope;
 mod tier;
 
-use std::borrow::Cow;
-
 use crate::error::{Code, Error, Result};
 use crate::locate::diagnose;
-use crate::locate::lines::{Endings, FileText, Line, dominant_terminator};
+use crate::locate::file_text::FileText;
+use crate::locate::lines::{Endings, dominant_terminator};
 use crate::plan::splice::Splice;
 use crate::plan::{Block, Digest, Side};
 use render::{Body, Placed};
 use tier::{Found, Scope, SideLine, Tier, find_all, find_rescaled};
-
-/// The loosest comparison form of a file line (for `FileText::keys`).
-pub fn line_key(line: &str) -> Cow<'_, str> {
-    tier::key(line)
-}
 
 /// The splices of one block and the tier that matched.
 pub struct Resolved {
@@ -66,7 +60,11 @@ struct Ctx<'a> {
 }
 
 /// First line index after the anchors (0 without anchors); an anchor that is absent is an error.
-fn after_anchors(block: &Block, lines: &[Line], text: &str, ctx: &Ctx<'_>) -> Result<usize> {
+fn after_anchors(block: &Block, file: &FileText<'_>, ctx: &Ctx<'_>) -> Result<usize> {
+    if block.anchors.is_empty() {
+        return Ok(0);
+    }
+    let (text, lines) = (file.text, file.lines());
     let mut from = 0;
     for anchor in &block.anchors {
         let want = anchor.trim();
@@ -104,17 +102,11 @@ fn stated_place(found: Vec<Found>, block: &Block) -> Vec<Found> {
 
 /// Of several matches after a Codex anchor, the only one that starts inside the block the
 /// last anchor line opens (see `scope`); otherwise all of them, for `anchor_ambiguous`.
-fn within_anchor(
-    found: Vec<Found>,
-    block: &Block,
-    lines: &[Line],
-    text: &str,
-    from: usize,
-) -> Vec<Found> {
+fn within_anchor(found: Vec<Found>, block: &Block, file: &FileText<'_>, from: usize) -> Vec<Found> {
     if found.len() < 2 || block.anchors.is_empty() || from == 0 {
         return found;
     }
-    let blocks = scope::blocks(lines, text, from - 1);
+    let blocks = scope::blocks(file.lines(), file.text, from - 1);
     let inside: Vec<Found> = found
         .iter()
         .copied()
@@ -143,20 +135,13 @@ fn ends_with_break(s: &str) -> bool {
 
 /// An empty search inserts: after the last anchor line, at the end of the file (`at_eof`), or
 /// into an empty file.
-fn insertion(
-    block: &Block,
-    text: &str,
-    lines: &[Line],
-    from: usize,
-    ctx: &Ctx<'_>,
-) -> Result<Resolved> {
+fn insertion(block: &Block, file: &FileText<'_>, from: usize, ctx: &Ctx<'_>) -> Result<Resolved> {
+    let text = file.text;
     let term = dominant_terminator(text);
     let payload = Endings::of(text).convert(&block.replace);
     let (at, matched_by) = if !block.anchors.is_empty() {
-        (
-            lines.get(from.wrapping_sub(1)).map_or(0, |l| l.end),
-            "anchor",
-        )
+        let after = from.checked_sub(1).and_then(|i| file.line(i));
+        (after.map_or(0, |l| l.end), "anchor")
     } else if text.is_empty() {
         (0, "insertion")
     } else if block.at_eof {
@@ -251,13 +236,12 @@ pub fn resolve(
     if !block.readings.is_empty() {
         return readings(block, file, &ctx, exact);
     }
-    let (text, lines) = (file.text, file.lines());
-    let from = after_anchors(block, lines, text, &ctx)?;
+    let from = after_anchors(block, file, &ctx)?;
     if block.search.is_empty() {
         if inserted_before(block, file, from, exact) {
             return Ok(Resolved::already_applied());
         }
-        return insertion(block, text, lines, from, &ctx);
+        return insertion(block, file, from, &ctx);
     }
     let scope = Scope {
         from,
@@ -268,16 +252,10 @@ pub fn resolve(
     if already_applied(file, &found, &body, scope) {
         return Ok(Resolved::already_applied());
     }
-    let found = stated_place(within_anchor(found, block, lines, text, from), block);
+    let found = stated_place(within_anchor(found, block, file, from), block);
     match found.as_slice() {
         [one] => {
-            let placed = Placed {
-                file,
-                found: *one,
-                body: &body,
-                at_eof: block.at_eof,
-                op,
-            };
+            let placed = Placed::new(file, *one, &body, block.at_eof, op);
             one_match(&placed, block, scope, trimmed, &ctx)
         }
         [] => Err(missing(block, file, &ctx)),
@@ -531,13 +509,7 @@ pub fn candidates(block: &Block, text: &str) -> Vec<Candidate> {
         .into_iter()
         .map(|f| {
             let range = lines[f.first].start..lines[f.first + f.len - 1].end;
-            let placed = Placed {
-                file: &file,
-                found: f,
-                body: &body,
-                at_eof: block.at_eof,
-                op: 0,
-            };
+            let placed = Placed::new(&file, f, &body, block.at_eof, 0);
             let mut splices = placed.splices();
             for s in &mut splices {
                 s.range = s.range.start - range.start..s.range.end - range.start;

@@ -15,7 +15,8 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::tier::{Found, SideLine, TAB, Tier, indent_width, split_indent};
-use crate::locate::lines::{FileText, Line, dominant_terminator};
+use crate::locate::file_text::FileText;
+use crate::locate::lines::{Line, dominant_terminator};
 use crate::plan::splice::Splice;
 use crate::plan::{Block, Side};
 
@@ -167,13 +168,35 @@ pub struct Placed<'f, 't, 'b> {
     pub body: &'b Body<'b>,
     /// The block addresses the end of the file (a diff's no-newline marker may then add or
     /// remove the final newline).
-    pub at_eof: bool,
-    pub op: usize,
+    at_eof: bool,
+    op: usize,
+    /// The file's lines the match covers.
+    window: Vec<Line>,
+}
+
+impl<'f, 't, 'b> Placed<'f, 't, 'b> {
+    pub fn new(
+        file: &'f FileText<'t>,
+        found: Found,
+        body: &'b Body<'b>,
+        at_eof: bool,
+        op: usize,
+    ) -> Self {
+        let window = file.window(found.first, found.len).into_owned();
+        Self {
+            file,
+            found,
+            body,
+            at_eof,
+            op,
+            window,
+        }
+    }
 }
 
 impl Placed<'_, '_, '_> {
     fn window(&self) -> &[Line] {
-        &self.file.lines()[self.found.first..self.found.first + self.found.len]
+        &self.window
     }
 
     fn term(&self, i: usize) -> &str {
@@ -244,7 +267,7 @@ impl Placed<'_, '_, '_> {
     /// The ending of the last new line of a run that reaches the end of the window.
     fn final_term(&self, run: &Run, last_open: bool, i: usize) -> &str {
         let m = self.found.len;
-        let at_file_end = self.found.first + m == self.file.lines().len();
+        let at_file_end = self.found.first + m == self.file.line_count();
         let old_open = self.body.old.last().is_some_and(|l| l.term.is_empty());
         let new_open = self.body.new.last().is_some_and(|l| l.term.is_empty());
         let explicit = self.at_eof && at_file_end;

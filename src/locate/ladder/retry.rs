@@ -4,7 +4,7 @@
 //! the match: two readings, two places. A diff's line number decides (the nearer place);
 //! without one the block is refused as ambiguous.
 
-use crate::locate::lines::FileText;
+use crate::locate::file_text::FileText;
 use crate::plan::{Block, Side};
 
 use super::render::Body;

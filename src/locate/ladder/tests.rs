@@ -1,6 +1,6 @@
 //! Tests of the tolerance ladder.
 use super::*;
-use crate::locate::lines::FileText;
+use crate::locate::file_text::FileText;
 
 fn run(
     text: &str,

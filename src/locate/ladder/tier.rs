@@ -3,16 +3,17 @@
 //!
 //! Each tier is looser than the one before, so a window is found once, at the strictest tier
 //! it passes. The loosest comparison of a line (indentation, trailing whitespace and Unicode
-//! punctuation ignored) is its *key*; the file's keys are computed once per file
-//! (`FileText::keys`), and only windows whose first non-blank line has the right key are
-//! compared line by line: the cost is one pass over the file plus the candidates.
+//! punctuation ignored) is its *key*; only windows whose first non-blank line has the right
+//! key are compared line by line, and those lines are found without splitting or keying the
+//! whole file (`FileText::keyed`): the cost is a few passes of a SIMD search over the file,
+//! plus the candidates.
 //!
 //! Past the ladder, a last resort (`find_rescaled`): the block's indentation drawn at another
 //! scale than the file's (4 spaces a level where the file has 2), every line's content equal.
 
-use std::borrow::Cow;
-
-use crate::locate::lines::{FileText, Line};
+use crate::locate::file_text::FileText;
+pub use crate::locate::file_text::{line_key as key, punctuation};
+use crate::locate::lines::Line;
 
 /// Tab width used when indentation is compared by width.
 pub const TAB: usize = 4;
@@ -90,20 +91,6 @@ pub fn side_lines(text: &str) -> Vec<SideLine<'_>> {
         .collect()
 }
 
-/// Curly quotes, dashes, non-breaking spaces and ellipses as their ASCII forms.
-pub fn punctuation(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{2032}' => '\'',
-            '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{2033}' => '"',
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-            '\u{00a0}' | '\u{2007}' | '\u{202f}' => ' ',
-            c => c,
-        })
-        .collect::<String>()
-        .replace('\u{2026}', "...")
-}
-
 /// Whether `a` and `b` are the same with punctuation made ASCII. Every character
 /// [`punctuation`] changes is outside ASCII, so two ASCII lines (nearly every line of code)
 /// compare as they are, without building either normal form.
@@ -111,16 +98,6 @@ pub fn same_punctuated(a: &str, b: &str) -> bool {
     match a.is_ascii() && b.is_ascii() {
         true => a == b,
         false => punctuation(a) == punctuation(b),
-    }
-}
-
-/// The loosest form of a line: trimmed, punctuation made ASCII.
-pub fn key(line: &str) -> Cow<'_, str> {
-    let t = line.trim();
-    if t.is_ascii() {
-        Cow::Borrowed(t)
-    } else {
-        Cow::Owned(punctuation(t).trim().to_owned())
     }
 }
 
@@ -230,11 +207,10 @@ fn judged(
     scope: Scope,
     judge: impl Fn(&[Line]) -> Option<(Tier, Reindent)>,
 ) -> Vec<Found> {
-    let lines = file.lines();
     windows(file, wanted, scope)
         .into_iter()
         .filter_map(|first| {
-            let (tier, indent) = judge(&lines[first..first + wanted.len()])?;
+            let (tier, indent) = judge(&file.window(first, wanted.len()))?;
             Some(Found {
                 first,
                 len: wanted.len(),
@@ -248,7 +224,7 @@ fn judged(
 /// The first lines of the windows in `scope` whose first non-blank line has the key of
 /// `wanted`'s (every window, when `wanted` is blank).
 fn windows(file: &FileText<'_>, wanted: &[SideLine<'_>], scope: Scope) -> Vec<usize> {
-    let (n, m) = (file.lines().len(), wanted.len());
+    let (n, m) = (file.line_count(), wanted.len());
     if m == 0 || m > n {
         return Vec::new();
     }
