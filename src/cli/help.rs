@@ -5,10 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, CommandFactory, ValueEnum};
+use clap::{Args, ValueEnum};
 use serde_json::json;
 
-use super::Cli;
 use crate::error::{Error, Result};
 use crate::report::Report;
 use crate::txn::journal::Recovered;
@@ -42,7 +41,7 @@ pub enum Shell {
 
 /// The page name and roff source of the main page and of each subcommand's page.
 pub fn pages() -> Vec<(String, Vec<u8>)> {
-    let main = Cli::command()
+    let main = super::deferred::whole()
         .name("git-identedit")
         .bin_name("git identedit");
     let mut pages = vec![render("git-identedit".to_owned(), main.clone())];
@@ -115,7 +114,7 @@ fn default_man_dir() -> Result<PathBuf> {
 /// `completions SHELL`: the completion script on stdout.
 pub fn completions(args: &CompletionsArgs) -> (Report, Vec<Recovered>) {
     // The scripts name the binary as it is installed (`git identedit` holds a space).
-    let mut cmd = Cli::command().bin_name("git-identedit");
+    let mut cmd = super::deferred::whole().bin_name("git-identedit");
     let mut out = Vec::new();
     let shell = match args.shell {
         Shell::Bash => clap_complete::Shell::Bash,
@@ -160,7 +159,7 @@ fn git_bridge(shell: Shell) -> &'static str {
 
 /// What a bare `git identedit` prints: one line per command.
 pub fn command_list() -> String {
-    let cmd = Cli::command();
+    let cmd = super::deferred::whole();
     let mut text = String::from("usage: git identedit <command> [<options>]\n\n");
     let width = cmd
         .get_subcommands()

@@ -2,6 +2,7 @@
 //! options. Each subcommand lives in its own file and returns a [`Report`] or an [`Error`].
 
 pub mod apply;
+mod deferred;
 pub mod edit;
 pub mod entries;
 pub mod flags;
@@ -26,6 +27,7 @@ pub mod verify;
 pub mod write;
 
 use clap::{Parser, Subcommand, ValueEnum};
+pub use deferred::Deferred;
 
 use crate::error::{Error, Result};
 use crate::report::Report;
@@ -78,30 +80,30 @@ pub enum Command {
     /// `--find/--replace` is one exact find/replace; `--symbol S --replace-body` (and the other
     /// symbol operations) edits a PHP, Python or TypeScript declaration by name; with `--json`
     /// an edit request on stdin is compiled into a changeset (never writes).
-    Edit(edit::EditArgs),
+    Edit(Deferred<edit::EditArgs>),
     /// Change one target with one operation
     ///
     /// Targets: text (--find), a structure (--symbol, --at ID, --kind/--name), lines
     /// (--at LINE:HASH), a file boundary (--at file-start|file-end) or a config value
     /// (--config-path).
-    Patch(patch::PatchArgs),
+    Patch(Deferred<patch::PatchArgs>),
     /// Show a file's structures, one structure with context, or its lines with anchors
-    Read(read::ReadArgs),
+    Read(Deferred<read::ReadArgs>),
     /// Apply a plan, SEARCH/REPLACE blocks, a Codex patch or a diff, all or nothing
     ///
     /// The input (a file, or `-` for stdin) is a source_edit_plan, Aider SEARCH/REPLACE blocks, a
     /// Codex patch, a unified diff, an edit list or a changeset; `--dialect` skips detection.
-    Apply(apply::ApplyArgs),
+    Apply(Deferred<apply::ApplyArgs>),
     /// Re-prove a receipt (default: the newest)
     ///
     /// Exit 0 passed, 1 failed, 3 incomplete.
-    Verify(verify::VerifyArgs),
+    Verify(Deferred<verify::VerifyArgs>),
     /// Restore a receipt's pre-images (default: the newest), unless a file drifted since
-    Undo(undo::UndoArgs),
+    Undo(Deferred<undo::UndoArgs>),
     /// List the receipts of the operation log, newest first
-    Log(log::LogArgs),
+    Log(Deferred<log::LogArgs>),
     /// Show one receipt and its diff
-    Show(show::ShowArgs),
+    Show(Deferred<show::ShowArgs>),
     /// Print the JSON Schema of the plan (always JSON)
     Schema,
     /// List what this build can execute
@@ -109,27 +111,27 @@ pub enum Command {
     /// Print operating instructions for a coding agent (prose; JSON with --format json)
     Instructions,
     /// Git hooks: install, uninstall, and the pre-commit / post-commit checks they run
-    Hook(hook::HookArgs),
+    Hook(Deferred<hook::HookArgs>),
     /// Print or install the manual pages (`git identedit --help` opens them)
     ///
     /// Without options the main page is printed; `--install` writes every page beside the
     /// binary (`<prefix>/share/man/man1`), `--dir DIR` into DIR.
-    Man(help::ManArgs),
+    Man(Deferred<help::ManArgs>),
     /// Print a shell completion script (bash, zsh, fish)
-    Completions(help::CompletionsArgs),
+    Completions(Deferred<help::CompletionsArgs>),
     /// Show and settle interrupted transactions (rolled back, rolled forward when finished,
     /// unreadable journals quarantined); `--dry-run` only shows them.
-    Recover(recover::RecoverArgs),
+    Recover(Deferred<recover::RecoverArgs>),
     /// Serve these commands as tools over the Model Context Protocol (stdio)
     ///
     /// Rooted at the current directory, or `--repo PATH`; exits when stdin closes.
-    Mcp(crate::mcp::McpArgs),
+    Mcp(Deferred<crate::mcp::McpArgs>),
     /// Send this clone's receipts and notes to a remote (default `origin`) with `git push`
-    Push(remote::RemoteArgs),
+    Push(Deferred<remote::RemoteArgs>),
     /// Fetch every clone's receipts from a remote and merge its notes (`cat_sort_uniq`)
-    Fetch(remote::RemoteArgs),
+    Fetch(Deferred<remote::RemoteArgs>),
     /// Configure a remote so plain `git push` / `git fetch` carry the receipts
-    Remote(remote::SetupArgs),
+    Remote(Deferred<remote::SetupArgs>),
 }
 
 impl Command {
