@@ -7,10 +7,12 @@
 //! byte of index walked costs a fraction of a byte hashed (SHA-1 with collision detection),
 //! so the index is read when it is at most [`INDEX_PER_BYTE`] times the touched pre-images.
 //! An entry counts as clean when its stat data (size, mtime, ctime, device, inode; git's
-//! 32-bit fields) equal the file's as it was read, the entry is not racy (modified no
-//! earlier than the index was written), the file's times were settled when read, and the
-//! blob's size is the file's (a clean conversion that changes bytes, CRLF or a filter,
-//! changes the size). `undo` checks the restored bytes against the receipt's sha256 anyway.
+//! 32-bit fields) equal the file's as it was read, the file's times were settled when read,
+//! and the blob's size is the file's (a clean conversion that changes bytes, CRLF or a
+//! filter, changes the size). A racy entry (modified no earlier than the index was written)
+//! is trusted only when the file's blob id is the entry's, as git compares a racy entry's
+//! content: hashing costs less than looking for the bytes in earlier receipts and storing
+//! them again. `undo` checks the restored bytes against the receipt's sha256 anyway.
 
 use std::collections::HashMap;
 
@@ -43,14 +45,18 @@ pub fn index_ids(
         .iter()
         .filter_map(|&(rel, before)| {
             let entry = entries.get(rel)?;
-            let clean = before.stamp.settled(before.read_at)
-                && stat_matches(&entry.stat, before)
-                && !racy(&entry.stat, written);
-            let same_size = || {
-                repo.find_header(entry.id)
-                    .is_ok_and(|h| h.size() == before.bytes.len() as u64)
+            let unmoved = before.stamp.settled(before.read_at) && stat_matches(&entry.stat, before);
+            let clean = match racy(&entry.stat, written) {
+                // git compares a racy entry's content: so do we, by its blob id.
+                true => unmoved && super::ledger::blob_id(repo, &before.bytes) == Some(entry.id),
+                false => {
+                    unmoved
+                        && repo
+                            .find_header(entry.id)
+                            .is_ok_and(|h| h.size() == before.bytes.len() as u64)
+                }
             };
-            (clean && same_size()).then(|| (rel.to_owned(), entry.id))
+            clean.then(|| (rel.to_owned(), entry.id))
         })
         .collect()
 }
