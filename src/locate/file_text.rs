@@ -77,8 +77,14 @@ impl<'a> FileText<'a> {
 
     /// The index of the line holding byte `offset` (how many lines end at or before it).
     pub fn line_at(&self, offset: usize) -> usize {
+        self.line_at_from(None, offset)
+    }
+
+    /// [`FileText::line_at`], counted on from `known` (an earlier offset and its line): for
+    /// ascending offsets, such as a search's hits.
+    fn line_at_from(&self, known: Option<(usize, usize)>, offset: usize) -> usize {
         match self.index() {
-            Some(index) => index.line_at(self.text.as_bytes(), offset),
+            Some(index) => index.line_at_from(self.text.as_bytes(), known, offset),
             None => self.lines().partition_point(|l| l.end <= offset),
         }
     }
@@ -100,8 +106,13 @@ impl<'a> FileText<'a> {
             return equal(self.keys());
         }
         let bytes = self.text.as_bytes();
+        let mut known = None;
         let mut candidates: Vec<usize> = memchr::memmem::find_iter(bytes, want.as_bytes())
-            .map(|at| self.line_at(at))
+            .map(|at| {
+                let line = self.line_at_from(known, at);
+                known = Some((at, line));
+                line
+            })
             .collect();
         let non_ascii = self.non_ascii.get_or_init(|| self.non_ascii_lines());
         candidates.extend(non_ascii);
@@ -117,6 +128,7 @@ impl<'a> FileText<'a> {
         let bytes = self.text.as_bytes();
         let mut out = Vec::new();
         let mut at = 0;
+        let mut known = None;
         while at < bytes.len() {
             let end = (at + PAGE).min(bytes.len());
             // `is_ascii` tests a word at a time; most pages of most files pass.
@@ -128,7 +140,8 @@ impl<'a> FileText<'a> {
                 at = end;
                 continue;
             };
-            let line = self.line_at(at + off);
+            let line = self.line_at_from(known, at + off);
+            known = Some((at + off, line));
             out.push(line);
             at = self
                 .line(line)

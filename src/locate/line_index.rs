@@ -57,6 +57,23 @@ impl LineIndex {
         breaks + usize::from(open_last_ends_here)
     }
 
+    /// [`LineIndex::line_at`] of `offset`, counted on from `known` (an earlier offset and its
+    /// line) when that is less than a block back: ascending offsets (a search's hits) cost
+    /// one pass over the bytes between them, however many there are.
+    pub fn line_at_from(
+        &self,
+        bytes: &[u8],
+        known: Option<(usize, usize)>,
+        offset: usize,
+    ) -> usize {
+        match known {
+            Some((at, line)) if at <= offset && offset - at <= BLOCK && offset < bytes.len() => {
+                line + bytecount::count(&bytes[at..offset], b'\n')
+            }
+            _ => self.line_at(bytes, offset),
+        }
+    }
+
     /// Line `i`, as [`crate::locate::lines::content_lines`] has it.
     pub fn line(&self, bytes: &[u8], i: usize) -> Option<Line> {
         if i >= self.count {
@@ -134,9 +151,13 @@ mod tests {
                 let want = lines.get(i..upto).unwrap_or_default();
                 proptest::prop_assert_eq!(index.window(bytes, i, 3), want.to_vec());
             }
+            let mut known = None;
             for at in (0..=bytes.len()).step_by(1 + bytes.len() / 97) {
                 let want = lines.partition_point(|l| l.end <= at);
                 proptest::prop_assert_eq!(index.line_at(bytes, at), want, "at {}", at);
+                let counted = index.line_at_from(bytes, known, at);
+                proptest::prop_assert_eq!(counted, want, "at {} from {:?}", at, known);
+                known = Some((at, want));
             }
         }
     }
