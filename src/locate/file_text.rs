@@ -6,9 +6,13 @@ use std::borrow::Cow;
 use crate::locate::line_index::LineIndex;
 use crate::locate::lines::{Endings, Line, content_lines};
 
-/// A file's text and the line facts its edits need, each computed once on first use and
-/// shared by every edit of the file (a plan of many blocks splits the file once, not per block).
-/// Lines are found through a [`LineIndex`] until something needs all of them at once.
+/// Above one candidate line in this many, a search splits the whole file into lines: a
+/// line found through the index costs about as much as splitting 8 to 16 lines.
+const SPLIT_FROM: usize = 16;
+
+/// A file's text and the line facts its edits need (a plan of many blocks reads the file's
+/// lines once, not per block). Lines are found through a [`LineIndex`] until something needs
+/// all of them at once.
 pub struct FileText<'a> {
     pub text: &'a str,
     pub endings: std::cell::OnceCell<Endings>,
@@ -75,13 +79,9 @@ impl<'a> FileText<'a> {
         }
     }
 
-    /// The index of the line holding byte `offset` (how many lines end at or before it).
-    pub fn line_at(&self, offset: usize) -> usize {
-        self.line_at_from(None, offset)
-    }
-
-    /// [`FileText::line_at`], counted on from `known` (an earlier offset and its line): for
-    /// ascending offsets, such as a search's hits.
+    /// The index of the line holding byte `offset` (how many lines end at or before it),
+    /// counted on from `known` (an earlier offset and its line): for ascending offsets, such
+    /// as a search's hits.
     fn line_at_from(&self, known: Option<(usize, usize)>, offset: usize) -> usize {
         match self.index() {
             Some(index) => index.line_at_from(self.text.as_bytes(), known, offset),
@@ -118,6 +118,11 @@ impl<'a> FileText<'a> {
         candidates.extend(non_ascii);
         candidates.sort_unstable();
         candidates.dedup();
+        if candidates.len() > self.line_count() / SPLIT_FROM {
+            // A short, common key: finding each line through the index would cost more than
+            // splitting the file once (every later lookup then reads the table).
+            self.lines();
+        }
         candidates.retain(|&i| self.line(i).is_some_and(|l| self.key_of(&l) == want));
         candidates
     }

@@ -1,13 +1,14 @@
 //! Lines of a large text found where they are needed, not split all at once: one counting
-//! pass notes how many lines start before each block of the text, and a line or a line number
-//! is then found by scanning one block. A block found once in a 9 MB file splits the few lines
-//! it is compared with, where the whole file is 200,000 lines (about 10 ms and 5 MB of line
-//! table). Texts with a `\r` (which may end a line alone) are split whole instead.
+//! pass notes how many lines start before each 1 KiB block of the text, and a line or a line
+//! number is then found by scanning one block. A block found once in a 9 MB file splits the
+//! few lines it is compared with, where the whole file is 200,000 lines (about 10 ms and 5 MB
+//! of line table). Texts with a `\r` (which may end a line alone) are split whole instead,
+//! and so is a text a search finds many candidate lines in (`FileText::keyed`).
 
 use crate::locate::lines::Line;
 
 /// Bytes per counted block.
-const BLOCK: usize = 4096;
+const BLOCK: usize = 1024;
 
 /// Where the lines of a `\r`-free text start, block by block.
 pub struct LineIndex {
@@ -138,7 +139,7 @@ mod tests {
             let mut text = parts.concat();
             if long > 0 {
                 // Lines across block boundaries.
-                text = text.repeat(1 + long * 2 * BLOCK / text.len().max(1));
+                text = text.repeat(1 + long * 4 * BLOCK / text.len().max(1));
             }
             let index = LineIndex::new(&text).expect("no \\r");
             let lines = content_lines(&text);
