@@ -188,7 +188,8 @@ fn overwritten(g: &Group, content: &str) -> Result<FileChange> {
         Some(before),
         Some(after),
         Vec::new(),
-        (Vec::new(), ranges),
+        Vec::new(),
+        ranges,
     ))
 }
 
@@ -202,7 +203,8 @@ fn deleted(g: &Group, first: &Op, expected: Option<Digest>) -> Result<FileChange
         Some(before),
         None,
         Vec::new(),
-        (Vec::new(), Vec::new()),
+        Vec::new(),
+        Vec::new(),
     ))
 }
 
@@ -214,7 +216,8 @@ fn unchanged(g: &Group, before: Snapshot, edits: Vec<EditReport>) -> FileChange 
         Some(before),
         None,
         edits,
-        (Vec::new(), Vec::new()),
+        Vec::new(),
+        Vec::new(),
     );
     unchanged.after_digest = unchanged.digest_before();
     unchanged
@@ -284,7 +287,8 @@ fn restored(
         Some(before),
         Some(content.clone()),
         Vec::new(),
-        (Vec::new(), ranges),
+        Vec::new(),
+        ranges,
     );
     if action == Action::Modified {
         // Observed, never refused: an undo puts back bytes that were there before. The gate's
@@ -345,7 +349,8 @@ fn created(g: &Group, content: Vec<u8>) -> Result<FileChange> {
         None,
         Some(after),
         Vec::new(),
-        (new_dirs, Vec::new()),
+        new_dirs,
+        Vec::new(),
     );
     created.syntax = Some(syntax);
     Ok(created)
@@ -366,7 +371,8 @@ fn change(
     before: Option<Snapshot>,
     after: Option<Arc<Vec<u8>>>,
     edits: Vec<EditReport>,
-    (new_dirs, ranges): (Vec<PathBuf>, ChangedRanges),
+    new_dirs: Vec<PathBuf>,
+    ranges: ChangedRanges,
 ) -> FileChange {
     let shared = ranges.first().map_or(0, |r| r.0.start);
     let after_digest = match (&after, &before) {
@@ -433,7 +439,8 @@ fn prepare_edits(
         Some(before),
         Some(Arc::new(after)),
         edits,
-        (Vec::new(), ranges),
+        Vec::new(),
+        ranges,
     );
     modified.syntax = Some(syntax);
     Ok(modified)

@@ -28,7 +28,7 @@ mod tier;
 
 use crate::error::{Code, Error, Result};
 use crate::locate::diagnose;
-use crate::locate::file_text::FileText;
+use crate::locate::file_text::{FileText, line_key};
 use crate::locate::lines::{Endings, dominant_terminator};
 use crate::plan::splice::Splice;
 use crate::plan::{Block, Digest, Side};
@@ -377,7 +377,7 @@ fn stale_edge(file: &FileText<'_>, occurrence: &Found, body: &Body<'_>) -> bool 
         let Some(line) = at.and_then(|i| file.key_at(i)) else {
             return false;
         };
-        let removed = tier::key(removed.text);
+        let removed = line_key(removed.text);
         let common = line
             .chars()
             .zip(removed.chars())
@@ -466,7 +466,7 @@ fn nearest(
     }
     let mut best: Option<(&'static str, usize, usize, usize)> = None;
     // A run starts where the first line matches at the loosest tier: where the keys agree.
-    let first = tier::key(wanted.first()?.text);
+    let first = line_key(wanted.first()?.text);
     let keys = file.keys();
     for start in (0..lines.len()).filter(|&i| keys[i] == first) {
         let longest = (1..=wanted.len().min(lines.len() - start))

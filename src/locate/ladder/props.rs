@@ -6,6 +6,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::locate::file_text::punctuation;
 use crate::plan::Side;
 
 /// A generated file line: indentation level, a unique name, a quoted value, trailing spaces.
@@ -204,13 +205,13 @@ proptest! {
 
 proptest! {
     /// The comparison without normal forms agrees with comparing the normal forms, on lines
-    /// of ASCII mixed with the characters `tier::punctuation` changes.
+    /// of ASCII mixed with the characters `file_text::punctuation` changes.
     #[test]
     fn same_punctuated_agrees_with_the_normal_forms(
         a in "[a-c'\". \u{2018}\u{2019}\u{201c}\u{201d}\u{2013}\u{2026}\u{00a0}]{0,6}",
         b in "[a-c'\". \u{2018}\u{2019}\u{201c}\u{201d}\u{2013}\u{2026}\u{00a0}]{0,6}",
     ) {
-        let expected = tier::punctuation(&a) == tier::punctuation(&b);
+        let expected = punctuation(&a) == punctuation(&b);
         prop_assert_eq!(tier::same_punctuated(&a, &b), expected);
         prop_assert!(tier::same_punctuated(&a, &a));
     }

@@ -11,8 +11,7 @@
 //! Past the ladder, a last resort (`find_rescaled`): the block's indentation drawn at another
 //! scale than the file's (4 spaces a level where the file has 2), every line's content equal.
 
-use crate::locate::file_text::FileText;
-pub use crate::locate::file_text::{line_key as key, punctuation};
+use crate::locate::file_text::{FileText, line_key, punctuation};
 use crate::locate::lines::Line;
 
 /// Tab width used when indentation is compared by width.
@@ -230,7 +229,7 @@ fn windows(file: &FileText<'_>, wanted: &[SideLine<'_>], scope: Scope) -> Vec<us
     }
     let starts: Vec<usize> = match wanted.iter().position(|w| !w.blank()) {
         Some(k) => {
-            let hits = file.keyed(&key(wanted[k].text));
+            let hits = file.keyed(&line_key(wanted[k].text));
             hits.into_iter().filter_map(|j| j.checked_sub(k)).collect()
         }
         None => (0..n).collect(),
