@@ -17,6 +17,7 @@
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use serde_path_to_error::Segment;
 
 use crate::error::{Code, Error, Result};
@@ -68,11 +69,12 @@ struct Header {
     contract_version: Option<Value>,
 }
 
-/// The whole document. An edit stays as written until `edit_op` decodes it (a text edit or,
-/// with an `op`, a symbol edit).
+/// The whole document. An edit stays as written, borrowed from the input, until `edit_op`
+/// decodes it (a text edit or, with an `op`, a symbol edit): no tree of JSON values is built
+/// for a plan of thousands of edits.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PlanWire {
+struct PlanWire<'a> {
     #[serde(rename = "$schema")]
     _schema: Option<IgnoredAny>,
     #[serde(rename = "type")]
@@ -80,8 +82,8 @@ struct PlanWire {
     #[serde(rename = "contract_version")]
     _contract_version: IgnoredAny,
     target_id: Option<String>,
-    #[serde(default)]
-    edits: Vec<Value>,
+    #[serde(default, borrow)]
+    edits: Vec<&'a RawValue>,
     #[serde(default)]
     creates: Vec<CreateWire>,
     #[serde(default)]
@@ -91,22 +93,25 @@ struct PlanWire {
 
 /// Parses a `source_edit_plan` document into a [`Plan`].
 pub fn parse(input: &[u8]) -> Result<Plan> {
-    let value: Value = serde_json::from_slice(input)
+    let document: &RawValue = serde_json::from_slice(input)
         .map_err(|e| Error::malformed(format!("the plan is not valid JSON: {e}")))?;
-    if !value.is_object() {
+    let text = document.get();
+    if !text.starts_with('{') {
         return Err(Error::malformed("the plan must be a JSON object"));
     }
-    check_contract(Header::deserialize(&value).map_err(|e| shape(&e.to_string(), &[]))?)?;
-    let wire: PlanWire = serde_path_to_error::deserialize(&value)
-        .map_err(|e| shape(&e.inner().to_string(), &e.path().iter().collect::<Vec<_>>()))?;
+    let header = serde_json::from_str(text).map_err(|e| shape(&message(&e), &[]))?;
+    check_contract(header)?;
+    let wire: PlanWire =
+        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text))
+            .map_err(|e| shape(&message(e.inner()), &e.path().iter().collect::<Vec<_>>()))?;
     let mut plan = Plan {
         label: wire.target_id,
         dialect: PLAN_TYPE,
         input_sha256: Some(Digest::of(input)),
-        ops: Vec::new(),
+        ops: Vec::with_capacity(wire.edits.len() + wire.creates.len() + wire.deletes.len()),
         allow_signature_change: wire.allow_signature_change.unwrap_or(false),
     };
-    for (index, item) in wire.edits.iter().enumerate() {
+    for (index, item) in wire.edits.into_iter().enumerate() {
         plan.ops.push(edit_op(item, index)?);
     }
     for (index, wire) in wire.creates.into_iter().enumerate() {
@@ -177,9 +182,18 @@ fn check_contract(header: Header) -> Result<()> {
     Ok(())
 }
 
-fn edit_op(item: &Value, index: usize) -> Result<Op> {
-    if item.get("op").is_some() {
-        let (path, edit) = super::symbol_edit::decode(item, index)?;
+/// Whether an edit names an `op` (a symbol edit), read without decoding the rest.
+#[derive(Deserialize)]
+struct Probe {
+    #[serde(default)]
+    op: Option<IgnoredAny>,
+}
+
+fn edit_op(item: &RawValue, index: usize) -> Result<Op> {
+    let probe: Probe = decode(item, "edits", index)?;
+    if probe.op.is_some() {
+        let value: Value = decode(item, "edits", index)?;
+        let (path, edit) = super::symbol_edit::decode(&value, index)?;
         return Ok(op(path, "edits", index, OpKind::Symbol(edit)));
     }
     let wire: EditWire = decode(item, "edits", index)?;
@@ -221,11 +235,22 @@ fn op(path: String, list: &'static str, index: usize, kind: OpKind) -> Op {
     }
 }
 
-fn decode<T: serde::de::DeserializeOwned>(item: &Value, list: &str, index: usize) -> Result<T> {
-    T::deserialize(item).map_err(|e| {
-        Error::malformed(format!("{list}[{index}]: {e}"))
+fn decode<T: serde::de::DeserializeOwned>(item: &RawValue, list: &str, index: usize) -> Result<T> {
+    serde_json::from_str(item.get()).map_err(|e| {
+        Error::malformed(format!("{list}[{index}]: {}", message(&e)))
             .detail("pointer", format!("/{list}/{index}"))
     })
+}
+
+/// What a decoding error says, without serde_json's position: the document is already known
+/// to be valid JSON, and a line and column counted inside one entry would mislead.
+fn message(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    match text.strip_suffix(&position) {
+        Some(bare) => bare.to_owned(),
+        None => text,
+    }
 }
 
 fn expected_digest(text: Option<String>, list: &str, index: usize) -> Result<Option<Digest>> {
@@ -306,6 +331,41 @@ mod tests {
                 "{doc}: {}",
                 error.message
             );
+        }
+    }
+
+    #[test]
+    fn an_entrys_error_names_the_entry_not_a_position() {
+        let head = r#""type":"source_edit_plan","contract_version":"1.0""#;
+        for (edits, message) in [
+            (
+                r#"{"path":"a","find":"x"}"#,
+                "edits[1]: missing field `replace`",
+            ),
+            (
+                r#"{"path":"a","find":"x","replace":"y","z":1}"#,
+                "edits[1]: unknown field `z`, expected one of",
+            ),
+            (
+                r#"{"path":"a","find":1,"replace":"y"}"#,
+                "edits[1]: invalid type: integer `1`, expected a string",
+            ),
+            (
+                r#"{"op":"stretch","path":"a"}"#,
+                "edits[1]: unknown op `stretch`",
+            ),
+        ] {
+            let doc = format!(
+                "{{{head},\n\"edits\":[{{\"path\":\"a\",\"find\":\"x\",\"replace\":\"y\"}},\n{edits}]}}"
+            );
+            let error = parse(doc.as_bytes()).expect_err("refused");
+            assert_eq!(error.code, Code::PlanMalformed, "{doc}");
+            assert!(
+                error.message.starts_with(message),
+                "{doc}: {}",
+                error.message
+            );
+            assert!(!error.message.contains(" at line "), "{}", error.message);
         }
     }
 
