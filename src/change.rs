@@ -2,6 +2,7 @@
 //! the post-image and a report of every edit. The engine hands these to its caller so that a
 //! ledger can record them without reading a file again.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -90,8 +91,9 @@ pub struct FileChange {
     pub action: Action,
     /// The file as read (absent for a created file).
     pub before: Option<Snapshot>,
-    /// The bytes to publish (absent for a deleted file).
-    pub after: Option<Arc<Vec<u8>>>,
+    /// The bytes to publish (absent for a deleted file): read them through
+    /// [`FileChange::after_bytes`].
+    pub after: Option<Image>,
     /// sha256 of `after` (of `before` when unchanged; absent when deleted).
     pub after_digest: Option<Digest>,
     pub edits: Vec<EditReport>,
@@ -124,14 +126,152 @@ impl FileChange {
         self.after_digest
     }
 
+    /// The bytes to publish (absent for a deleted file), rebuilt from the pre-image when only
+    /// the new text of the changed ranges is held.
+    pub fn after_bytes(&self) -> Option<Cow<'_, [u8]>> {
+        match self.after.as_ref()? {
+            Image::Whole(bytes) => Some(Cow::Borrowed(bytes.as_slice())),
+            Image::Spliced(pieces) => {
+                let before = self.before.as_ref().map_or(&[][..], |b| &b.bytes[..]);
+                Some(Cow::Owned(rebuild(before, &self.ranges, pieces)))
+            }
+        }
+    }
+
+    /// [`FileChange::after_bytes`], shared when held whole.
+    pub fn after_arc(&self) -> Option<Arc<Vec<u8>>> {
+        match self.after.as_ref()? {
+            Image::Whole(bytes) => Some(bytes.clone()),
+            Image::Spliced(_) => self.after_bytes().map(|b| Arc::new(b.into_owned())),
+        }
+    }
+
+    /// How many bytes [`FileChange::after_bytes`] holds, without rebuilding them.
+    pub fn after_len(&self) -> Option<usize> {
+        match self.after.as_ref()? {
+            Image::Whole(bytes) => Some(bytes.len()),
+            Image::Spliced(pieces) => {
+                let before = self.before.as_ref().map_or(0, |b| b.bytes.len());
+                let replaced: usize = self.ranges.iter().map(|(old, _)| old.len()).sum();
+                Some(before - replaced + pieces.len())
+            }
+        }
+    }
+
+    /// Keeps only the new text of the changed ranges of a modified file's post-image (the rest
+    /// is the pre-image's), when that is provably all it differs by. A plan of many files
+    /// would otherwise hold every file twice until it is published.
+    pub fn shrink_after(&mut self) {
+        let (Some(Image::Whole(after)), Some(before)) = (&self.after, &self.before) else {
+            return;
+        };
+        if let Some(pieces) = pieces(&before.bytes, after, &self.ranges) {
+            self.after = Some(Image::Spliced(Arc::new(pieces)));
+        }
+    }
+
     /// Empties the pre-image and the post-image, once everything that reads them (the
     /// ledger, a diff) is done: the digests, the spans and the edit reports stay.
     pub fn drop_images(&mut self) {
         if let Some(before) = &mut self.before {
             before.bytes = Arc::default();
         }
-        if let Some(after) = &mut self.after {
-            *after = Arc::default();
+        if self.after.is_some() {
+            self.after = Some(Image::Whole(Arc::default()));
+        }
+    }
+}
+
+/// A post-image as held in memory.
+#[derive(Clone, Debug)]
+pub enum Image {
+    /// Every byte.
+    Whole(Arc<Vec<u8>>),
+    /// Only the new text of the change's `ranges`, one after the other; every other byte is
+    /// the pre-image's.
+    Spliced(Arc<Vec<u8>>),
+}
+
+impl Image {
+    pub fn whole(bytes: Vec<u8>) -> Self {
+        Image::Whole(Arc::new(bytes))
+    }
+}
+
+/// The new text of every range of `after`, when `after` is `before` with exactly those ranges
+/// replaced (ranges in order, not overlapping); `None` otherwise.
+fn pieces(before: &[u8], after: &[u8], ranges: &[(Range<usize>, Range<usize>)]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let (mut old_at, mut new_at) = (0, 0);
+    for (old, new) in ranges {
+        let kept = old.start.checked_sub(old_at)?;
+        if new.start.checked_sub(new_at)? != kept
+            || before.get(old_at..old.start)? != after.get(new_at..new.start)?
+        {
+            return None;
+        }
+        out.extend_from_slice(after.get(new.clone())?);
+        (old_at, new_at) = (old.end, new.end);
+    }
+    (before.get(old_at..)? == after.get(new_at..)?).then_some(out)
+}
+
+/// `before` with every range of `ranges` replaced by its new text, taken in order from
+/// `pieces` (the inverse of [`pieces`]).
+fn rebuild(before: &[u8], ranges: &[(Range<usize>, Range<usize>)], pieces: &[u8]) -> Vec<u8> {
+    let added: usize = ranges.iter().map(|(_, new)| new.len()).sum();
+    let removed: usize = ranges.iter().map(|(old, _)| old.len()).sum();
+    let mut out = Vec::with_capacity(before.len() + added - removed);
+    let (mut old_at, mut taken) = (0, 0);
+    for (old, new) in ranges {
+        out.extend_from_slice(&before[old_at..old.start]);
+        out.extend_from_slice(&pieces[taken..taken + new.len()]);
+        (old_at, taken) = (old.end, taken + new.len());
+    }
+    out.extend_from_slice(&before[old_at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pieces, rebuild};
+    use crate::plan::splice::{Splice, apply, changed_ranges};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The new text of the changed ranges, with the pre-image, gives back the post-image.
+        #[test]
+        fn the_pieces_rebuild_the_post_image(
+            text in "[ab\n]{0,24}",
+            raw in prop::collection::vec((0usize..6, 0usize..4, "[ab\n]{0,4}"), 0..5),
+        ) {
+            let mut splices = Vec::new();
+            let mut at = 0;
+            for (op, (skip, len, new)) in raw.into_iter().enumerate() {
+                let start = (at + skip).min(text.len());
+                let end = (start + len).min(text.len());
+                splices.push(Splice { range: start..end, text: new, op });
+                at = end + 1;
+            }
+            let after = apply(text.as_bytes(), &splices);
+            let ranges = changed_ranges(text.as_bytes(), &splices);
+            let kept = pieces(text.as_bytes(), &after, &ranges).expect("the ranges are all that changed");
+            prop_assert!(kept.len() <= after.len());
+            prop_assert_eq!(rebuild(text.as_bytes(), &ranges, &kept), after);
+        }
+
+        /// Ranges that do not say everything that changed keep nothing (the image stays whole).
+        #[test]
+        fn ranges_that_miss_a_change_are_refused(
+            before in "[ab]{0,12}",
+            after in "[ab]{0,12}",
+            old in (0usize..13, 0usize..13),
+            new in (0usize..13, 0usize..13),
+        ) {
+            let ranges = [(old.0.min(old.1)..old.0.max(old.1), new.0.min(new.1)..new.0.max(new.1))];
+            if let Some(kept) = pieces(before.as_bytes(), after.as_bytes(), &ranges) {
+                prop_assert_eq!(rebuild(before.as_bytes(), &ranges, &kept), after.as_bytes());
+            }
         }
     }
 }

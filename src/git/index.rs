@@ -237,13 +237,15 @@ pub(crate) fn put(
     // Blobs first (attributes are looked up in the index as read), then the entries.
     let mut ids = Vec::with_capacity(written.len());
     for change in written.iter().filter(|c| c.action != Action::Deleted) {
-        let Some(after) = &change.after else { continue };
+        let Some(after) = change.after_bytes() else {
+            continue;
+        };
         let id = match to_git.as_deref_mut() {
             Some(to_git) => super::ledger::write_blob(
                 repo,
-                &to_git.convert_in(&change.path.rel, after, index)?,
+                &to_git.convert_in(&change.path.rel, &after, index)?,
             )?,
-            None => super::ledger::write_blob(repo, after)?,
+            None => super::ledger::write_blob(repo, &after)?,
         };
         ids.push((*change, id));
     }

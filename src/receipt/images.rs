@@ -140,14 +140,16 @@ pub fn add(
                 Place::Write => drop(tree.add(repo, key, &before.bytes)?),
             }
         }
-        let Some(after) = &change.after else { continue };
+        let Some(after) = change.after_bytes() else {
+            continue;
+        };
         let spliced = change
             .before
             .as_ref()
-            .and_then(|b| crate::git::splices::encode(&b.bytes, after, &change.ranges));
+            .and_then(|b| crate::git::splices::encode(&b.bytes, &after, &change.ranges));
         match spliced {
             Some(encoded) => drop(tree.add(repo, format!("splices/{rel}"), &encoded)?),
-            None => drop(tree.add(repo, format!("after/{rel}"), after)?),
+            None => drop(tree.add(repo, format!("after/{rel}"), &after)?),
         }
     }
     Ok(referenced)

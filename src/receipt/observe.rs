@@ -150,11 +150,9 @@ pub fn compare_rolled_back(
 /// or a file of the published length that moved since before the publish.
 fn holds_published(change: &FileChange, before: &Scan, after: &Scan) -> bool {
     let rel = change.path.rel.as_str();
-    match (&change.after, after.entries.get(rel)) {
+    match (change.after_len(), after.entries.get(rel)) {
         (None, now) => now.is_none(),
         (Some(_), None) => false,
-        (Some(bytes), Some(now)) => {
-            now.len == bytes.len() as u64 && before.entries.get(rel) != Some(now)
-        }
+        (Some(len), Some(now)) => now.len == len as u64 && before.entries.get(rel) != Some(now),
     }
 }

@@ -357,13 +357,13 @@ fn large_post_images(
 ) -> Vec<(String, ledger::Hashing)> {
     let large = files.iter().filter(|c| c.action != Action::Unchanged);
     large
-        .filter_map(|c| Some((c, c.after.as_ref()?)))
-        .filter(|(_, after)| after.len() >= ledger::Hashing::WORTH)
-        .map(|(c, after)| {
-            (
+        .filter(|c| c.after_len().is_some_and(|n| n >= ledger::Hashing::WORTH))
+        .filter_map(|c| {
+            let after = c.after_arc()?;
+            Some((
                 format!("after/{}", c.path.rel),
-                ledger::Hashing::start(repo, after),
-            )
+                ledger::Hashing::start(repo, &after),
+            ))
         })
         .collect()
 }
@@ -474,7 +474,7 @@ fn file_record(repo: &gix::Repository, change: &FileChange, images: &Images) -> 
         sha256_before: change.digest_before().map(Digest::to_hex),
         sha256_after: change.digest_after().map(Digest::to_hex),
         blob_before: change.before.as_ref().and_then(|b| id("before", &b.bytes)),
-        blob_after: change.after.as_ref().and_then(|a| id("after", a)),
+        blob_after: change.after_bytes().and_then(|a| id("after", &a)),
     }
 }
 

@@ -16,7 +16,8 @@ const CONTEXT: usize = 3;
 pub fn file_diff(change: &FileChange) -> String {
     let empty: &[u8] = &[];
     let old = change.before.as_ref().map_or(empty, |s| s.bytes.as_slice());
-    let new = change.after.as_ref().map_or(empty, |b| b.as_slice());
+    let after = change.after_bytes();
+    let new = after.as_deref().unwrap_or(empty);
     let path = &change.path.rel;
     let mode = change
         .before

@@ -42,8 +42,13 @@ fn versions(file: &FileChange) -> Result<Option<(Decls<'_>, Decls<'_>)>> {
     let Some(before) = file.before.as_ref() else {
         return Ok(None);
     };
-    let after = file.after.as_ref().map(|a| a.as_slice());
-    let read = api::versions(&file.path.rel, &before.bytes, after, &file.ranges)?;
+    let after = file.after_bytes();
+    let read = api::versions(
+        &file.path.rel,
+        &before.bytes,
+        after.as_deref(),
+        &file.ranges,
+    )?;
     Ok(read.map(|(b, a)| (Cow::Owned(b), Cow::Owned(a))))
 }
 
@@ -125,12 +130,12 @@ fn declared_changes(files: &[FileChange]) -> Result<Vec<ApiChange>> {
         return Ok(Vec::new());
     }
     for file in files.iter().filter(|f| f.action == Action::Created) {
-        let Some(bytes) = file.after.as_deref() else {
+        let Some(bytes) = file.after_bytes() else {
             continue;
         };
         match gated(file) {
             Some(d) => after.push(Cow::Borrowed(&d.after)),
-            None => after.push(Cow::Owned(api::declared(&file.path.rel, bytes)?)),
+            None => after.push(Cow::Owned(api::declared(&file.path.rel, &bytes)?)),
         }
     }
     let mut changes = api::compare(

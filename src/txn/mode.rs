@@ -4,7 +4,7 @@
 use std::fs::Permissions;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::change::{Action, FileChange};
+use crate::change::{Action, FileChange, Image};
 use crate::plan::{OpKind, Plan};
 
 /// Whether permissions carry an executable bit (git mode 100755).
@@ -33,7 +33,10 @@ pub fn set(change: &mut FileChange, executable: bool) {
     change.new_permissions = Some(with_bit(before, executable));
     if change.action == Action::Unchanged {
         change.action = Action::Modified;
-        change.after = change.before.as_ref().map(|b| b.bytes.clone());
+        change.after = change
+            .before
+            .as_ref()
+            .map(|b| Image::Whole(b.bytes.clone()));
         change.after_digest = change.digest_before();
     }
 }

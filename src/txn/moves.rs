@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::change::{Action, FileChange, Moved};
+use crate::change::{Action, FileChange, Image, Moved};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::plan::{Digest, NodeOp, OpKind, PathSpec, Plan, Target};
@@ -52,7 +52,7 @@ pub fn split(
         .before
         .clone()
         .ok_or_else(|| Error::internal("a moved file has a pre-image"))?;
-    let content = change.after.clone().unwrap_or_else(|| before.bytes.clone());
+    let content = change.after_arc().unwrap_or_else(|| before.bytes.clone());
     let digest = change.after_digest.unwrap_or(before.digest);
     let mut destination = arrive(&dest, (content, digest), &change, chained, options)
         .map_err(|e| no_replace_hint(plan, e))
@@ -82,7 +82,7 @@ fn arrive(
         path: dest.clone(),
         action: Action::Created,
         before: None,
-        after: Some(content),
+        after: Some(Image::Whole(content)),
         after_digest: Some(digest),
         edits: Vec::new(),
         ranges: Vec::new(),
@@ -103,7 +103,7 @@ fn arrive(
             change.action = Action::Modified;
             change.ranges = vec![(
                 0..change.before.as_ref().map_or(0, |b| b.bytes.len()),
-                0..change.after.as_ref().map_or(0, |a| a.len()),
+                0..change.after_len().unwrap_or(0),
             )];
             Ok(change)
         }
@@ -200,7 +200,7 @@ pub fn merge_chains(changes: Vec<FileChange>) -> Vec<FileChange> {
             }
         };
         let old_len = deleted.before.as_ref().map_or(0, |b| b.bytes.len());
-        let new_len = created.after.as_ref().map_or(0, |a| a.len());
+        let new_len = created.after_len().unwrap_or(0);
         out[i] = FileChange {
             action: Action::Modified,
             before: deleted.before,

@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::change::{Action, EditReport, FileChange, LineSpan};
+use crate::change::{Action, EditReport, FileChange, Image, LineSpan};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::{self, Rules};
 use crate::locate::lines::SpliceLines;
@@ -22,6 +22,12 @@ use crate::workspace::snapshot::{self, Snapshot};
 /// Changed byte ranges: in the pre-image, and where their text landed.
 type ChangedRanges = Vec<(Range<usize>, Range<usize>)>;
 
+/// From this many files on, a modified file's post-image is held as the new text of its
+/// changed ranges only ([`FileChange::shrink_after`]) from the moment the file is prepared:
+/// the plan's files are not all held twice until the publish. Fewer files keep whole
+/// post-images, so one edit does not rebuild its file for each reader.
+const SHRINK_FROM: usize = 16;
+
 /// Operations of one file, in plan order.
 struct Group {
     path: TargetPath,
@@ -35,10 +41,15 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
     let groups = group(ws, plan)?;
     let mut changes = Vec::with_capacity(groups.len());
     let mut failures = Vec::new();
+    let shrink = groups.len() >= SHRINK_FROM;
     let one = |g: &Group| {
-        prepare_file(plan, g, options)
+        let mut changes = prepare_file(plan, g, options)
             .map(|change| super::mode::apply(plan, &g.ops, change))
-            .and_then(|c| moves::split(ws, plan, &g.ops, c, options))
+            .and_then(|c| moves::split(ws, plan, &g.ops, c, options))?;
+        if shrink {
+            changes.iter_mut().for_each(FileChange::shrink_after);
+        }
+        Ok(changes)
     };
     for prepared in super::parallel::each(&groups, one) {
         match prepared {
@@ -384,7 +395,7 @@ fn change(
         path,
         action,
         before,
-        after,
+        after: after.map(Image::Whole),
         after_digest,
         edits,
         ranges,

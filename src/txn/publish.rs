@@ -229,7 +229,7 @@ fn create_dirs(dirs: &[PathBuf]) -> std::io::Result<()> {
 }
 
 fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
-    let (Some(tmp), Some(bytes)) = (&entry.tmp, &change.after) else {
+    let (Some(tmp), Some(bytes)) = (&entry.tmp, change.after_bytes()) else {
         return Ok(());
     };
     let mode = change
@@ -248,7 +248,7 @@ fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
         file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
     failpoint::io("write", "stage")?;
-    file.write_all(bytes)
+    file.write_all(&bytes)
 }
 
 /// Keeps every pre-image alive beside the journal: a hard link, or a copy across devices.

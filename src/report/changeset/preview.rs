@@ -110,7 +110,8 @@ fn splices(change: &FileChange, report: &EditReport) -> Vec<Value> {
     let Some(before) = &change.before else {
         return Vec::new();
     };
-    let after = change.after.as_deref().unwrap_or(&before.bytes);
+    let after = change.after_bytes();
+    let after = after.as_deref().unwrap_or(&before.bytes);
     report
         .byte_ranges
         .iter()
