@@ -298,3 +298,47 @@ fn a_many_file_plan_reports_every_file_from_what_the_engine_kept() {
     assert_eq!(doc["locations_omitted"], 4);
     assert_eq!(doc["structure_changes"].as_array().map(Vec::len), Some(20));
 }
+
+/// A plan of many files holds each post-image as the new text of its changed ranges
+/// (`change::Image::Spliced`): the files, the receipt, `verify` and `undo` all see the whole
+/// bytes, with several edits per file, a CRLF file, one that shrinks and one that grows.
+#[test]
+fn a_many_file_plan_writes_records_and_undoes_every_byte() {
+    let repo = Repo::new();
+    let file = |i: usize| match i % 3 {
+        0 => format!("a = {i}\r\nb = {i}\r\nc = {i}\r\n"),
+        1 => format!("head\n{}tail {i}\n", "mid\n".repeat(i)),
+        _ => format!("x{i}\ny{i}\nz{i}"),
+    };
+    let mut edits = Vec::new();
+    for i in 0..24 {
+        let path = format!("f{i:02}.txt");
+        repo.write(&path, file(i));
+        let (first, second) = match i % 3 {
+            0 => (format!("a = {i}"), format!("c = {i}\r\n")),
+            1 => ("head\n".to_owned(), format!("tail {i}\n")),
+            _ => (format!("x{i}\n"), format!("z{i}")),
+        };
+        edits.push(json!({"path": path, "find": first, "replace": format!("[{i}]")}));
+        edits.push(json!({"path": path, "find": second, "replace": "end\nmore\n"}));
+    }
+    repo.commit();
+    repo.write("plan.json", plan(json!({"edits": edits})));
+    let (rc, doc) = repo.json(&["apply", "plan.json"]);
+    assert_eq!(rc, 0, "{doc}");
+    let edited = |i: usize| match i % 3 {
+        0 => format!("[{i}]\r\nb = {i}\r\nend\r\nmore\r\n"),
+        1 => format!("[{i}]{}end\nmore\n", "mid\n".repeat(i)),
+        _ => format!("[{i}]y{i}\nend\nmore\n"),
+    };
+    for i in 0..24 {
+        assert_eq!(repo.text(&format!("f{i:02}.txt")), edited(i), "f{i:02}.txt");
+    }
+    let (rc, verified) = repo.json(&["verify"]);
+    assert_eq!(rc, 0, "{verified}");
+    let (rc, undone) = repo.json(&["undo"]);
+    assert_eq!(rc, 0, "{undone}");
+    for i in 0..24 {
+        assert_eq!(repo.text(&format!("f{i:02}.txt")), file(i), "f{i:02}.txt");
+    }
+}
