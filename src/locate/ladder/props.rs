@@ -216,3 +216,33 @@ proptest! {
         prop_assert!(tier::same_punctuated(&a, &a));
     }
 }
+
+proptest! {
+    /// The candidate windows, found through one line's key, are every window that matches:
+    /// `find_all` agrees with classifying every window of the file.
+    #[test]
+    fn find_all_finds_every_window_a_full_scan_finds(
+        file_lines in prop::collection::vec(0usize..10, 0..14),
+        wanted_lines in prop::collection::vec(0usize..10, 1..4),
+        crlf in any::<bool>(),
+        exact_only in any::<bool>(),
+    ) {
+        const LINES: [&str; 10] = ["}", "  }", "\t}", "x = 1;", "  x = 1;", "\u{201c}a\u{201d}", "\"a\"", "", "  ", "y  "];
+        let sep = if crlf { "\r\n" } else { "\n" };
+        let text: String = file_lines.iter().map(|&i| format!("{}{sep}", LINES[i])).collect();
+        let block: String = wanted_lines.iter().map(|&i| format!("{}\n", LINES[i])).collect();
+        let file = FileText::new(&text);
+        let wanted = super::tier::side_lines(&block);
+        let scope = Scope { from: 0, at_eof: false, exact_only };
+        let found: Vec<(usize, Tier)> = find_all(&file, &wanted, scope).iter().map(|f| (f.first, f.tier)).collect();
+        let (n, m) = (file.line_count(), wanted.len());
+        let scanned: Vec<(usize, Tier)> = (0..(n + 1).saturating_sub(m))
+            .filter(|_| m <= n)
+            .filter_map(|i| {
+                let (tier, _) = super::tier::classify(file.text, &file.window(i, m), &wanted, exact_only)?;
+                Some((i, tier))
+            })
+            .collect();
+        prop_assert_eq!(found, scanned);
+    }
+}

@@ -11,6 +11,8 @@
 //! Past the ladder, a last resort (`find_rescaled`): the block's indentation drawn at another
 //! scale than the file's (4 spaces a level where the file has 2), every line's content equal.
 
+use std::borrow::Cow;
+
 use crate::locate::file_text::{FileText, line_key, punctuation};
 use crate::locate::lines::Line;
 
@@ -220,16 +222,31 @@ fn judged(
         .collect()
 }
 
-/// The first lines of the windows in `scope` whose first non-blank line has the key of
-/// `wanted`'s (every window, when `wanted` is blank).
+/// The first lines of the windows in `scope` whose line at the place of `wanted`'s longest
+/// non-blank line has its key (every window, when `wanted` is blank). Every tier matches line
+/// for line with equal keys, so any non-blank line of `wanted` finds every window that can
+/// match; the longest is usually the rarest (a hunk's first context line is often a lone `}`
+/// or ` */`, found on thousands of lines).
 fn windows(file: &FileText<'_>, wanted: &[SideLine<'_>], scope: Scope) -> Vec<usize> {
     let (n, m) = (file.line_count(), wanted.len());
     if m == 0 || m > n {
         return Vec::new();
     }
-    let starts: Vec<usize> = match wanted.iter().position(|w| !w.blank()) {
-        Some(k) => {
-            let hits = file.keyed(&line_key(wanted[k].text));
+    let keys = wanted
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| !w.blank())
+        .map(|(k, w)| (k, line_key(w.text)));
+    let longest = keys.fold(
+        None,
+        |best: Option<(usize, Cow<'_, str>)>, (k, key)| match best {
+            Some((_, ref b)) if b.len() >= key.len() => best,
+            _ => Some((k, key)),
+        },
+    );
+    let starts: Vec<usize> = match longest {
+        Some((k, key)) => {
+            let hits = file.keyed(&key);
             hits.into_iter().filter_map(|j| j.checked_sub(k)).collect()
         }
         None => (0..n).collect(),
