@@ -37,26 +37,18 @@ pub fn use_mimalloc_for_parsers() {
     }
 }
 
-/// Sets up glibc's heap for this program.
-///
-/// - Allocations between 128 KiB and 1 MiB come from the heap, not each from a fresh `mmap`.
-///   Each zlib stream a receipt compresses allocates about 370 KiB of state; glibc served each
-///   from a new mapping, so every object written paid the page faults of zeroing it again.
-///   Served from the heap, and the heap not trimmed below 1 MiB, the second stream reuses the
-///   first one's pages.
-/// - One arena for every thread. With an arena per thread, the memory the main thread freed
-///   (parsing a plan of thousands of edits) was never reused by the threads that prepare its
-///   files, nor theirs by the main thread afterwards: 6 MiB more peak memory on a plan of
-///   5,000 edits in 1,000 files. The per-thread caches still serve small allocations without
-///   the arena's lock.
+/// Keeps glibc from mapping (and unmapping) fresh pages for every allocation between 128 KiB
+/// and 1 MiB. Each zlib stream a receipt compresses allocates about 370 KiB of state; glibc
+/// served each from a new `mmap`, so every object written paid the page faults of zeroing it
+/// again. Served from the heap, and the heap not trimmed below 1 MiB, the second stream reuses
+/// the first one's pages.
 #[allow(unsafe_code)]
-pub fn configure_heap() {
-    // SAFETY: mallopt only changes glibc's settings; it is called before any other thread
+pub fn keep_medium_allocations_on_the_heap() {
+    // SAFETY: mallopt only changes glibc's thresholds; it is called before any other thread
     // exists.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 20);
-        libc::mallopt(libc::M_ARENA_MAX, 1);
     }
 }
 

@@ -18,7 +18,7 @@ fn main() -> ExitCode {
     let format = output::resolve_format(&cli);
     git_identedit::lang::parse::defer_frees_to_exit();
     git_identedit::alloc::use_mimalloc_for_parsers();
-    git_identedit::alloc::configure_heap();
+    git_identedit::alloc::keep_medium_allocations_on_the_heap();
     // A bug must still answer with one document (code `failed`), not a backtrace.
     std::panic::set_hook(Box::new(|_| {}));
     let (result, recovered) = catch_unwind(AssertUnwindSafe(|| cli::run(&cli, format)))
