@@ -10,8 +10,7 @@ pub fn each<G: Sync, T: Send>(groups: &[G], work: impl Fn(&G) -> T + Sync) -> Ve
     if groups.len() < 2 * PER_THREAD {
         return groups.iter().map(work).collect();
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = groups.len().div_ceil(PER_THREAD).min(cores);
+    let threads = groups.len().div_ceil(PER_THREAD).min(cores());
     if threads <= 1 {
         return groups.iter().map(work).collect();
     }
@@ -36,6 +35,13 @@ pub fn each<G: Sync, T: Send>(groups: &[G], work: impl Fn(&G) -> T + Sync) -> Ve
     });
     done.sort_unstable_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, t)| t).collect()
+}
+
+/// The machine's cores (as the process may use them), asked once: asking reads the cgroup's
+/// files.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 #[cfg(test)]

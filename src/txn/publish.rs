@@ -21,6 +21,7 @@ use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
 use crate::txn::journal::{Journal, Leftovers, Restored};
 use crate::txn::record::{Entry, Record, sync_dir};
+use crate::workspace::durable::{Fsync, policy};
 use crate::workspace::failpoint;
 
 /// Writes every change of `changes` (already validated under the locks), all or nothing.
@@ -164,10 +165,12 @@ fn write_all(journal: &Journal, changes: &[&FileChange]) -> StepResult {
         .filter_map(|e| e.target.parent())
         .collect();
     let parents: Vec<&Path> = parents.into_iter().collect();
-    step(
-        "syncing directories",
-        in_parallel(&parents, |dir| sync_dir(dir)),
-    )?;
+    if policy() == Fsync::Full {
+        step(
+            "syncing directories",
+            in_parallel(&parents, |dir| sync_dir(dir)),
+        )?;
+    }
     step("syncing", crate::workspace::durable::barrier(journal.dir()))?;
     step("publishing", failpoint::hit("after_publish"))
 }
@@ -184,26 +187,35 @@ fn make_durable(journal: &Journal, copies: &[PathBuf]) -> std::io::Result<()> {
         .collect();
     files.extend(copies.iter().map(|p| Some(p.as_path())));
     files.push(None);
-    in_parallel(&files, |file| match file {
-        Some(path) => crate::workspace::durable::sync_path(path, "stage"),
-        None => Ok(()),
-    })?;
+    if policy() == Fsync::Full {
+        in_parallel(&files, |file| match file {
+            Some(path) => crate::workspace::durable::sync_path(path, "stage"),
+            None => Ok(()),
+        })?;
+    }
     sync_dir(journal.dir())?;
     crate::workspace::durable::barrier(journal.dir())
 }
 
-/// Most of staging is waiting for the disk (file creation, fsync); a few threads overlap
-/// those waits. Small transactions stay on the calling thread.
+/// `work` on every item, on a few threads for many items; small transactions stay on the
+/// calling thread. With fsync (`identedit.fsync=true`) most of it is waiting for the disk, and
+/// up to 8 threads overlap those waits. Without, it is the kernel's work on the page cache and
+/// the directories, which no more threads than cores can share: on W2 (100 files, 2 cores),
+/// staging, swapping and the fsync steps that had nothing to do started 21 threads.
 fn in_parallel<T: Sync>(
     items: &[T],
     work: impl Fn(&T) -> std::io::Result<()> + Sync,
 ) -> std::io::Result<()> {
     const PER_THREAD: usize = 16;
-    const MAX_THREADS: usize = 8;
-    if items.len() <= PER_THREAD {
+    const MAX_WAITING: usize = 8;
+    let most = match policy() {
+        Fsync::Full => MAX_WAITING,
+        Fsync::Batch | Fsync::Off => super::parallel::cores(),
+    };
+    let threads = items.len().div_ceil(PER_THREAD).min(most);
+    if threads <= 1 {
         return items.iter().try_for_each(&work);
     }
-    let threads = items.len().div_ceil(PER_THREAD).min(MAX_THREADS);
     let chunk = items.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
