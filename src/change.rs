@@ -93,7 +93,7 @@ pub struct FileChange {
     pub before: Option<Snapshot>,
     /// The bytes to publish (absent for a deleted file): read them through
     /// [`FileChange::after_bytes`].
-    pub after: Option<Image>,
+    pub after: Option<PostImage>,
     /// sha256 of `after` (of `before` when unchanged; absent when deleted).
     pub after_digest: Option<Digest>,
     pub edits: Vec<EditReport>,
@@ -130,8 +130,8 @@ impl FileChange {
     /// the new text of the changed ranges is held.
     pub fn after_bytes(&self) -> Option<Cow<'_, [u8]>> {
         match self.after.as_ref()? {
-            Image::Whole(bytes) => Some(Cow::Borrowed(bytes.as_slice())),
-            Image::Spliced(pieces) => {
+            PostImage::Whole(bytes) => Some(Cow::Borrowed(bytes.as_slice())),
+            PostImage::Spliced(pieces) => {
                 let before = self.before.as_ref().map_or(&[][..], |b| &b.bytes[..]);
                 Some(Cow::Owned(rebuild(before, &self.ranges, pieces)))
             }
@@ -141,16 +141,16 @@ impl FileChange {
     /// [`FileChange::after_bytes`], shared when held whole.
     pub fn after_arc(&self) -> Option<Arc<Vec<u8>>> {
         match self.after.as_ref()? {
-            Image::Whole(bytes) => Some(bytes.clone()),
-            Image::Spliced(_) => self.after_bytes().map(|b| Arc::new(b.into_owned())),
+            PostImage::Whole(bytes) => Some(bytes.clone()),
+            PostImage::Spliced(_) => self.after_bytes().map(|b| Arc::new(b.into_owned())),
         }
     }
 
     /// How many bytes [`FileChange::after_bytes`] holds, without rebuilding them.
     pub fn after_len(&self) -> Option<usize> {
         match self.after.as_ref()? {
-            Image::Whole(bytes) => Some(bytes.len()),
-            Image::Spliced(pieces) => {
+            PostImage::Whole(bytes) => Some(bytes.len()),
+            PostImage::Spliced(pieces) => {
                 let before = self.before.as_ref().map_or(0, |b| b.bytes.len());
                 let replaced: usize = self.ranges.iter().map(|(old, _)| old.len()).sum();
                 Some(before - replaced + pieces.len())
@@ -162,11 +162,11 @@ impl FileChange {
     /// is the pre-image's), when that is provably all it differs by. A plan of many files
     /// would otherwise hold every file twice until it is published.
     pub fn shrink_after(&mut self) {
-        let (Some(Image::Whole(after)), Some(before)) = (&self.after, &self.before) else {
+        let (Some(PostImage::Whole(after)), Some(before)) = (&self.after, &self.before) else {
             return;
         };
         if let Some(pieces) = pieces(&before.bytes, after, &self.ranges) {
-            self.after = Some(Image::Spliced(Arc::new(pieces)));
+            self.after = Some(PostImage::Spliced(Arc::new(pieces)));
         }
     }
 
@@ -177,25 +177,19 @@ impl FileChange {
             before.bytes = Arc::default();
         }
         if self.after.is_some() {
-            self.after = Some(Image::Whole(Arc::default()));
+            self.after = Some(PostImage::Whole(Arc::default()));
         }
     }
 }
 
 /// A post-image as held in memory.
 #[derive(Clone, Debug)]
-pub enum Image {
+pub enum PostImage {
     /// Every byte.
     Whole(Arc<Vec<u8>>),
     /// Only the new text of the change's `ranges`, one after the other; every other byte is
     /// the pre-image's.
     Spliced(Arc<Vec<u8>>),
-}
-
-impl Image {
-    pub fn whole(bytes: Vec<u8>) -> Self {
-        Image::Whole(Arc::new(bytes))
-    }
 }
 
 /// The new text of every range of `after`, when `after` is `before` with exactly those ranges

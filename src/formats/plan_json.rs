@@ -190,8 +190,9 @@ struct Probe {
 }
 
 fn edit_op(item: &RawValue, index: usize) -> Result<Op> {
-    let probe: Probe = decode(item, "edits", index)?;
-    if probe.op.is_some() {
+    // An entry that is not an object is refused below, as a text edit.
+    let symbolic = serde_json::from_str::<Probe>(item.get()).is_ok_and(|p| p.op.is_some());
+    if symbolic {
         let value: Value = decode(item, "edits", index)?;
         let (path, edit) = super::symbol_edit::decode(&value, index)?;
         return Ok(op(path, "edits", index, OpKind::Symbol(edit)));
@@ -353,6 +354,10 @@ mod tests {
             (
                 r#"{"op":"stretch","path":"a"}"#,
                 "edits[1]: unknown op `stretch`",
+            ),
+            (
+                "3",
+                "edits[1]: invalid type: integer `3`, expected struct EditWire",
             ),
         ] {
             let doc = format!(

@@ -4,7 +4,7 @@
 use std::fs::Permissions;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::change::{Action, FileChange, Image};
+use crate::change::{Action, FileChange, PostImage};
 use crate::plan::{OpKind, Plan};
 
 /// Whether permissions carry an executable bit (git mode 100755).
@@ -36,7 +36,7 @@ pub fn set(change: &mut FileChange, executable: bool) {
         change.after = change
             .before
             .as_ref()
-            .map(|b| Image::Whole(b.bytes.clone()));
+            .map(|b| PostImage::Whole(b.bytes.clone()));
         change.after_digest = change.digest_before();
     }
 }

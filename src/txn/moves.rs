@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::change::{Action, FileChange, Image, Moved};
+use crate::change::{Action, FileChange, Moved, PostImage};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::SourceTree;
 use crate::plan::{Digest, NodeOp, OpKind, PathSpec, Plan, Target};
@@ -82,7 +82,7 @@ fn arrive(
         path: dest.clone(),
         action: Action::Created,
         before: None,
-        after: Some(Image::Whole(content)),
+        after: Some(PostImage::Whole(content)),
         after_digest: Some(digest),
         edits: Vec::new(),
         ranges: Vec::new(),

@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::change::{Action, EditReport, FileChange, Image, LineSpan};
+use crate::change::{Action, EditReport, FileChange, LineSpan, PostImage};
 use crate::error::{Code, Error, Result};
 use crate::lang::gate::{self, Rules};
 use crate::locate::lines::SpliceLines;
@@ -395,7 +395,7 @@ fn change(
         path,
         action,
         before,
-        after: after.map(Image::Whole),
+        after: after.map(PostImage::Whole),
         after_digest,
         edits,
         ranges,
