@@ -10,6 +10,7 @@ pub mod guard;
 pub mod journal;
 pub mod mode;
 pub mod moves;
+mod overlap;
 mod parallel;
 pub mod prepare;
 pub mod publish;
