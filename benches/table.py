@@ -6,11 +6,14 @@ ratio to `git apply`, peak RSS against the memory budget; then the pre-commit ho
 Usage: PERF=/tmp/identedit-bench python3 benches/table.py [--bin target/release/git-identedit]
            [--runs 9] [W1 ...]
 Workloads come from ../shared/bench/gen_workloads.py under $PERF/work/<W>/ (PERF defaults to
-$TMPDIR/identedit-bench; the hook row needs $PERF/corpus/synth). Each run resets the touched files
-from pristine/ and refreshes the index (not timed), then times one command; figures are medians
-of the runs, wall-clock from fork to exit, receipts included. After the last run of each command
-the touched files must hold the expected bytes (expected.sha256), else the table stops. Peak RSS
-is ru_maxrss of the timed child (os.wait4); the budget is 2 x the largest touched file + 16 MiB.
+$TMPDIR/identedit-bench; the hook row needs $PERF/corpus/synth). The commands of a workload take
+turns, one run each per round (see `round_robin`); each run resets the touched files from
+pristine/ and refreshes the index (not timed), then times one command. Figures are medians of
+the runs, wall-clock from fork to exit, receipts included; the last column, for information, is
+the plan dialect on a copy of the files outside any repository, where no receipt is recorded.
+After the last run of each command the touched files must hold the expected bytes
+(expected.sha256), else the table stops. Peak RSS is the largest of our dialects' ru_maxrss
+(through GNU time, one extra run each); the budget is 2 x the largest touched file + 16 MiB.
 """
 import argparse, hashlib, os, shutil, statistics, subprocess, sys, time
 
@@ -37,7 +40,8 @@ def touched(wd):
 def reset(wd, repo):
     for f in touched(wd):
         shutil.copyfile(os.path.join(wd, "pristine", f), os.path.join(repo, f))
-    subprocess.run(["git", "-C", repo, "update-index", "-q", "--refresh"], stdout=subprocess.DEVNULL)
+    if os.path.isdir(os.path.join(repo, ".git")):
+        subprocess.run(["git", "-C", repo, "update-index", "-q", "--refresh"], stdout=subprocess.DEVNULL)
 
 
 def check(wd, repo, argv):
@@ -53,8 +57,8 @@ class Refused(Exception):
     """The command exited non-zero (a dialect that refuses the workload's change)."""
 
 
-def run(argv, cwd):
-    p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def run(argv, cwd, env=None):
+    p = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     if p.returncode == 0:
         return
     if p.stdout.startswith(b"{") and b'"ok":false' in p.stdout:
@@ -62,9 +66,9 @@ def run(argv, cwd):
     sys.exit(f"failed ({p.returncode}): {' '.join(argv)}")
 
 
-def timed(argv, cwd):
+def timed(argv, cwd, env=None):
     t = time.perf_counter()
-    run(argv, cwd)
+    run(argv, cwd, env)
     return (time.perf_counter() - t) * 1000
 
 
@@ -80,21 +84,52 @@ def peak_rss(argv, cwd):
     return kib / 1024
 
 
-def measure(argv, wd, repo, runs):
-    """Median ms and peak RSS (MiB) of `argv` on workload `wd`, each run on the pristine files."""
-    times = []
-    for _ in range(runs):
-        reset(wd, repo)
-        try:
-            times.append(timed(argv, repo))
-        except Refused as why:
-            reset(wd, repo)
-            return why, 0.0
-    check(wd, repo, argv)
-    reset(wd, repo)
-    rss = peak_rss(argv, repo)
-    reset(wd, repo)
-    return statistics.median(times), rss
+def round_robin(commands, wd, repo, runs):
+    """Median ms of each command on workload `wd` (a `Refused` in place of a command that
+    refused), each run on the pristine files. The commands take turns, one run each per round,
+    starting one further along each round: every file a command creates and deletes makes the
+    file system's next inode allocations slower for a while (ext4 skips recently deleted
+    inodes), so timing one command's runs after another's would charge the later one for the
+    earlier one's churn."""
+    times = {name: [] for name in commands}
+    refused = {}
+    names = list(commands)
+    for i in range(runs):
+        turn = names[i % len(names):] + names[:i % len(names)]
+        for name in (n for n in turn if n not in refused):
+            command = commands[name]
+            reset(wd, command["cwd"])
+            try:
+                times[name].append(timed(command["argv"], command["cwd"], command.get("env")))
+            except Refused as why:
+                refused[name] = why
+            if i == runs - 1 and name not in refused:
+                check(wd, commands[name]["cwd"], commands[name]["argv"])
+    for cwd in {c["cwd"] for c in commands.values()}:
+        reset(wd, cwd)
+    return {n: refused.get(n) or statistics.median(times[n]) for n in names}
+
+
+def rss_of(argv, wd, cwd):
+    reset(wd, cwd)
+    try:
+        return peak_rss(argv, cwd)
+    except Refused:
+        return 0.0
+    finally:
+        reset(wd, cwd)
+
+
+def outside_git(wd):
+    """The command that gives the informational no-receipt figure: the plan, run on a copy of
+    the workload's touched files in `$PERF/work/<W>/no-repo`, where no repository is found
+    (`GIT_CEILING_DIRECTORIES` stops the search there), so that no receipt is recorded."""
+    root = os.path.join(wd, "no-repo")
+    for f in touched(wd):
+        os.makedirs(os.path.dirname(os.path.join(root, f)), exist_ok=True)
+    env = dict(os.environ, GIT_CEILING_DIRECTORIES=wd)
+    argv = [x.format(wd=wd) for x in dict(DIALECTS)["plan"]]
+    return {"argv": argv, "cwd": root, "env": env}
 
 
 def budget(wd):
@@ -105,21 +140,24 @@ def budget(wd):
 def workload_row(w, perf, binary, runs):
     wd = os.path.join(perf, "work", w)
     repo = os.path.realpath(open(os.path.join(wd, "repo")).read().strip())
-    ours, rss = [], 0.0
-    for _, args in DIALECTS:
-        ms, r = measure([binary] + [x.format(wd=wd) for x in args], wd, repo, runs)
-        ours.append(ms)
-        rss = max(rss, r)
-    ga, ga_rss = measure(["git", "apply", f"{wd}/edit.diff"], wd, repo, runs)
-    pa, _ = measure(["patch", "-s", "-p1", "-i", f"{wd}/edit.diff"], wd, repo, runs)
-    timed_ours = [x for x in ours if isinstance(x, float)]
+    ours = {name: [binary] + [x.format(wd=wd) for x in args] for name, args in DIALECTS}
+    commands = {name: {"argv": argv, "cwd": repo} for name, argv in ours.items()}
+    commands["git apply"] = {"argv": ["git", "apply", f"{wd}/edit.diff"], "cwd": repo}
+    commands["patch"] = {"argv": ["patch", "-s", "-p1", "-i", f"{wd}/edit.diff"], "cwd": repo}
+    commands["no receipt"] = outside_git(wd)
+    commands["no receipt"]["argv"].insert(0, binary)
+    ms = round_robin(commands, wd, repo, runs)
+    rss = max(rss_of(argv, wd, repo) for argv in ours.values())
+    ga_rss = rss_of(commands["git apply"]["argv"], wd, repo)
+    timed_ours = [ms[n] for n in ours if isinstance(ms[n], float)]
+    ga = ms["git apply"]
     ratio = max(timed_ours) / ga if timed_ours and ga else float("inf")
     cap = budget(wd)
     mem = f"{rss:.1f} / {cap:.1f} {'ok' if rss <= cap else 'OVER'}"
     cell = lambda x: f"{x:.1f}" if isinstance(x, float) else f"refused ({x})"
-    print(f"| {w} | {' / '.join(cell(x) for x in ours)} | {ga:.1f} | {pa:.1f} "
-          f"| {ratio:.2f}x | {mem} | {ga_rss:.1f} |", flush=True)
-    return ours[0]
+    print(f"| {w} | {' / '.join(cell(ms[n]) for n in ours)} | {cell(ga)} | {cell(ms['patch'])} "
+          f"| {ratio:.2f}x | {mem} | {ga_rss:.1f} | {cell(ms['no receipt'])} |", flush=True)
+    return ms["plan"]
 
 
 def main():
@@ -133,8 +171,8 @@ def main():
     print(f"{binary}, {a.runs} runs, medians in ms")
     print()
     print("| W | ours: plan / blocks / codex / diff | git apply | GNU patch | ratio (slowest of ours / git apply) "
-          "| our peak RSS / budget MiB | git apply RSS MiB |")
-    print("|---|---|---|---|---|---|---|")
+          "| our peak RSS / budget MiB | git apply RSS MiB | plan without receipt (info) |")
+    print("|---|---|---|---|---|---|---|---|")
     plan_ms = {w: workload_row(w, perf, binary, a.runs) for w in a.workloads}
     hook_scale.BIN, hook_scale.PERF, hook_scale.RUNS = binary, perf, max(a.runs, 9)
     print()
