@@ -81,6 +81,33 @@ fn advise_huge(start: usize, len: usize) {
     }
 }
 
+/// mimalloc's `mi_option_arena_eager_commit` (v3 header: commit a new arena up front when the
+/// system overcommits, default 2 = yes).
+const MI_OPTION_ARENA_EAGER_COMMIT: mi_option_t = 4;
+
+/// mimalloc's `mi_option_purge_delay` (v3 header: milliseconds before freed pages are
+/// purged, default 1,000).
+const MI_OPTION_PURGE_DELAY: mi_option_t = 15;
+
+/// Has mimalloc give the pages parsers free back to the system at once, for a command that
+/// parses many files on worker threads. By default mimalloc keeps them resident: it purges
+/// freed pages only after a second, and in an arena committed up front a purge only marks
+/// them free (`MADV_FREE`), which leaves them counted in the process's memory. On W4 (1,000
+/// PHP files) the parsers' live memory stayed under 5.4 MB, yet mimalloc's arena grew to
+/// 20 MiB resident during the prepare and held 11 MiB after it; with the arena committed on
+/// demand and freed pages purged at once it stays under 1 MiB, for no measurable CPU
+/// (W2 126.9 → 128.3 ms, W4 2,015 → 1,958 ms, alternating runs). Call before the worker
+/// threads start: an arena is committed as the option says when it is reserved, on the first
+/// parse. A one-edit command never calls it, and keeps its pages for the exit.
+#[allow(unsafe_code)]
+pub fn return_freed_parser_pages_at_once() {
+    // SAFETY: mi_option_set only stores an option; mimalloc reads options atomically.
+    unsafe {
+        mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0);
+        mi_option_set(MI_OPTION_PURGE_DELAY, 0);
+    }
+}
+
 /// Gives the memory a worker thread's parses freed back to the system before the thread ends.
 /// mimalloc keeps freed pages for reuse by the thread that freed them; once that thread is
 /// gone, a many-file plan's parses would otherwise keep megabytes resident for the rest of the
@@ -92,4 +119,16 @@ pub fn release_thread_parser_memory() {
     // SAFETY: `mi_collect` has no preconditions: it only returns pages that hold no live
     // allocation.
     unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
+/// Returns the whole free pages of every glibc arena to the system (`malloc_trim`). A plan
+/// prepared on worker threads leaves its per-file data in the workers' arenas, where the
+/// main thread cannot reuse it once freed: without this, what the main thread allocates
+/// next (the receipt, the report) adds to the peak instead of reusing those pages.
+#[allow(unsafe_code)]
+pub fn return_free_pages() {
+    // SAFETY: malloc_trim only releases pages that hold no allocation.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }

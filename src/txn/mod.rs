@@ -191,6 +191,9 @@ fn shed_declarations(files: &mut [FileChange]) {
     for syntax in files.iter_mut().filter_map(|c| c.syntax.as_mut()) {
         syntax.declarations = None;
     }
+    if files.len() >= prepare::SHRINK_FROM {
+        crate::alloc::return_free_pages();
+    }
 }
 
 /// A busy lock names the file by its root-relative path, not by the real path it is keyed by.

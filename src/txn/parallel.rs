@@ -14,6 +14,7 @@ pub fn each<G: Sync, T: Send>(groups: &[G], work: impl Fn(&G) -> T + Sync) -> Ve
     if threads <= 1 {
         return groups.iter().map(work).collect();
     }
+    crate::alloc::return_freed_parser_pages_at_once();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
         let pull = || {
