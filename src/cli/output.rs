@@ -4,6 +4,7 @@
 
 use std::io::{IsTerminal, Write};
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::cli::{Cli, Format};
@@ -71,6 +72,44 @@ fn write_ignoring_pipe(mut out: impl Write, bytes: &[u8]) {
     let _ = out.write_all(bytes).and_then(|()| out.flush());
 }
 
+/// `document` and a newline, serialized straight into `out` through a buffer: the document of
+/// a plan of many files is megabytes (3 MB on W4, diff included), which would otherwise be held
+/// twice at the command's end, as values and as text.
+fn write_json_line(out: impl Write, document: &impl serde::Serialize) {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    let _ = serde_json::to_writer(&mut out, document)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+}
+
+/// A document whose top-level keys named in `parts` (holding `null`) are printed with the
+/// JSON text of their part instead (see `Report::splice`).
+struct Spliced<'a> {
+    document: &'a Value,
+    parts: &'a [(String, Box<RawValue>)],
+}
+
+impl serde::Serialize for Spliced<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Value::Object(map) = self.document else {
+            return self.document.serialize(serializer);
+        };
+        let mut out = serializer.serialize_map(Some(map.len()))?;
+        for (key, value) in map {
+            match self.parts.iter().find(|(k, _)| k == key) {
+                Some((_, text)) => out.serialize_entry(key, text)?,
+                None => out.serialize_entry(key, value)?,
+            }
+        }
+        out.end()
+    }
+}
+
 /// Prints the result of `command` and returns the process exit code.
 pub fn emit(command: &str, format: Format, result: Result<Report>, recovered: &[Recovered]) -> u8 {
     let code = match &result {
@@ -80,10 +119,22 @@ pub fn emit(command: &str, format: Format, result: Result<Report>, recovered: &[
     let (recovered_json, recovered_text) = report::recovered(recovered);
     match format {
         Format::Json => {
+            // The spliced parts are printed as they are, not read back into the document.
+            let (result, parts) = match result {
+                Ok(mut report) => {
+                    let parts = std::mem::take(&mut report.spliced);
+                    (Ok(report), parts)
+                }
+                Err(error) => (Err(error), Vec::new()),
+            };
             let document = document(command, result, &recovered_json);
-            let mut bytes = serde_json::to_vec(&document).unwrap_or_default();
-            bytes.push(b'\n');
-            write_ignoring_pipe(std::io::stdout().lock(), &bytes);
+            write_json_line(
+                std::io::stdout().lock(),
+                &Spliced {
+                    document: &document,
+                    parts: &parts,
+                },
+            );
         }
         _ => {
             if !recovered_text.is_empty() {
@@ -109,8 +160,8 @@ pub fn emit(command: &str, format: Format, result: Result<Report>, recovered: &[
 /// The one JSON document of a result (as `--format json` prints it; the `mcp` tools' result).
 pub fn document(command: &str, result: Result<Report>, recovered: &Value) -> Value {
     match result {
-        Ok(report) if report.raw => Value::Object(report.json),
-        Ok(report) => envelope(command, true, report.json, recovered),
+        Ok(report) if report.raw => Value::Object(report.into_json()),
+        Ok(report) => envelope(command, true, report.into_json(), recovered),
         Err(error) => {
             let body = Map::from_iter([("error".to_owned(), report::error_json(&error))]);
             envelope(command, false, body, recovered)

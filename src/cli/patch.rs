@@ -150,7 +150,7 @@ pub fn run(ws: &Workspace, args: &PatchArgs) -> Result<(Report, Vec<Recovered>)>
     let (mut report, recovered) =
         super::write::run(ws, "patch", &plan, input, options, &flags).map_err(stale_line_type)?;
     if verbose {
-        let applied = crate::report::applied(&report.json);
+        let applied = crate::report::applied(&report);
         report.json.insert("applied".into(), applied);
     }
     Ok((report, recovered))

@@ -299,11 +299,5 @@ fn report(json: Value, text: String) -> Report {
         Value::Object(map) => map,
         _ => serde_json::Map::new(),
     };
-    Report {
-        json,
-        text,
-        raw: false,
-        note: String::new(),
-        exit: None,
-    }
+    Report::new(json, text)
 }

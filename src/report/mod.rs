@@ -3,11 +3,13 @@
 
 pub mod changeset;
 pub mod diff;
+mod files;
 pub mod nearest;
 pub mod range;
 pub mod read;
 pub mod structure;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::change::{Action, FileChange};
@@ -31,6 +33,9 @@ pub struct Report {
     /// Exit code of a result that is not an error but not a success either (`verify`:
     /// 1 failed, 3 incomplete). `None` is 0.
     pub exit: Option<u8>,
+    /// Values already serialized to JSON text, each printed in place of the `null` its key
+    /// holds in `json` (see [`Report::splice`]).
+    pub spliced: Vec<(String, Box<RawValue>)>,
 }
 
 impl Report {
@@ -63,50 +68,38 @@ impl Report {
         self.exit = exit;
         self
     }
+
+    /// Adds `key` to `json`, its value given as JSON text: the key takes its place in `json`
+    /// (holding `null`) and the text is printed there. A large part of a document is then not
+    /// held as a tree of values.
+    pub fn splice(&mut self, key: &str, text: Box<RawValue>) {
+        self.json.insert(key.to_owned(), Value::Null);
+        self.spliced.retain(|(k, _)| k != key);
+        self.spliced.push((key.to_owned(), text));
+    }
+
+    /// The value of `key`, read back from its text when it was spliced.
+    pub fn value(&self, key: &str) -> Option<Value> {
+        match self.spliced.iter().find(|(k, _)| k == key) {
+            Some((_, text)) => serde_json::from_str(text.get()).ok(),
+            None => self.json.get(key).cloned(),
+        }
+    }
+
+    /// `json` with every spliced value read back in its place.
+    pub fn into_json(self) -> Map<String, Value> {
+        let mut json = self.json;
+        for (key, text) in self.spliced {
+            if let Some(slot) = json.get_mut(&key) {
+                *slot = serde_json::from_str(text.get()).unwrap_or(Value::Null);
+            }
+        }
+        json
+    }
 }
 
 fn short(hex: Option<String>) -> String {
     hex.map_or_else(|| "-".to_owned(), |h| h[..12].to_owned())
-}
-
-fn file_json(change: &FileChange) -> Value {
-    let edits: Vec<Value> = change
-        .edits
-        .iter()
-        .map(|e| {
-            let mut v = json!({"pointer": e.pointer, "matched_by": e.matched_by,
-                               "replacements": e.spans.len(), "lines": e.spans});
-            if let Some(target) = &e.target {
-                v["target"] = json!(target);
-            }
-            if let Some(line) = e.input_line {
-                v["input_line"] = json!(line);
-            }
-            if let Some(n) = e.regex_replacements {
-                v["regex_replacements"] = json!(n);
-            }
-            if !e.repaired.is_empty() {
-                let repaired: Vec<Value> = e
-                    .repaired
-                    .iter()
-                    .map(|(from, to)| json!({"from": from, "to": to}))
-                    .collect();
-                v["auto_repaired"] = json!(repaired);
-            }
-            if let Some(r) = &e.rebased {
-                v["rebased"] = json!(true);
-                v["rebased_lines"] = r.json();
-            }
-            v
-        })
-        .collect();
-    json!({
-        "path": change.path.rel,
-        "action": change.action,
-        "sha256_before": change.digest_before().map(|d| d.to_hex()),
-        "sha256_after": change.digest_after().map(|d| d.to_hex()),
-        "edits": edits,
-    })
 }
 
 fn file_text(change: &FileChange, dry_run: bool) -> String {
@@ -220,30 +213,25 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         .iter()
         .partition(|c| c.action != Action::Unchanged);
     let (edits, replacements) = counts(outcome);
-    let mut json = Map::new();
-    json.insert("dry_run".into(), outcome.dry_run.into());
-    json.insert(
+    let mut report = Report::default();
+    report.json.insert("dry_run".into(), outcome.dry_run.into());
+    report.json.insert(
         "plan".into(),
         json!({
             "type": plan.dialect, "label": plan.label,
             "sha256": plan.input_sha256.map(|d| d.to_hex()),
         }),
     );
-    json.insert(
-        "changed_files".into(),
-        changed.iter().map(|c| file_json(c)).collect(),
-    );
-    json.insert(
-        "unchanged_files".into(),
-        unchanged.iter().map(|c| file_json(c)).collect(),
-    );
+    report.splice("changed_files", files::files_json(&changed));
+    report.splice("unchanged_files", files::files_json(&unchanged));
+    let json = &mut report.json;
     json.insert(
         "summary".into(),
         json!({
             "files_changed": changed.len(), "operations": edits, "replacements": replacements,
         }),
     );
-    seed_fields(&mut json, outcome, changed.len(), edits);
+    seed_fields(json, outcome, changed.len(), edits);
     json.insert(
         "structure_changes".into(),
         structure::structure_changes(&outcome.files),
@@ -263,7 +251,8 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         "next_action".into(),
         if outcome.dry_run { "apply" } else { "none" }.into(),
     );
-    Report::new(json, text).note(note)
+    report.text = text;
+    report.note(note)
 }
 
 /// The operations of an outcome (a file without edits counts once) and the replacements
@@ -302,9 +291,11 @@ fn outcome_text(outcome: &Outcome) -> String {
 }
 
 /// identedit's `applied` list (`--verbose`): per changed file, the operations applied.
-pub fn applied(json: &Map<String, Value>) -> Value {
-    let files = json.get("changed_files").and_then(Value::as_array);
+pub fn applied(report: &Report) -> Value {
+    let files = report.value("changed_files");
     files
+        .as_ref()
+        .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .map(|f| {

@@ -169,3 +169,33 @@ fn an_unknown_patch_operation_is_unsupported_even_with_fields() {
     assert_eq!(crate::common::code(&doc), "plan_unsupported", "{doc}");
     assert_eq!(repo.text("a.py"), "def f():\n    return 1\n");
 }
+
+/// `patch --verbose` adds identedit's `applied` list, read from the report's `changed_files`
+/// (which the document prints as text it serialized ahead, not as a tree of values).
+#[test]
+fn patch_verbose_lists_what_was_applied_per_file() {
+    let repo = Repo::new();
+    repo.write("a.py", "def f():\n    return 1\n").commit();
+    let (rc, doc) = repo.json(&[
+        "patch",
+        "a.py",
+        "--find",
+        "return 1",
+        "--replace",
+        "return 2",
+        "--verbose",
+    ]);
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        doc["applied"],
+        serde_json::json!([{"file": "a.py", "operations_applied": 1, "operations_total": 1, "status": "applied"}]),
+        "{doc}"
+    );
+    assert_eq!(doc["changed_files"][0]["path"], "a.py", "{doc}");
+    assert_eq!(
+        doc["changed_files"][0]["edits"][0]["lines"][0]["new_start"], 2,
+        "{doc}"
+    );
+    assert_eq!(doc["unchanged_files"], serde_json::json!([]), "{doc}");
+    assert_eq!(repo.text("a.py"), "def f():\n    return 2\n");
+}
