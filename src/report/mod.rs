@@ -232,10 +232,11 @@ pub fn outcome(plan: &Plan, outcome: &Outcome, with_diff: bool) -> Report {
         }),
     );
     seed_fields(json, outcome, changed.len(), edits);
-    json.insert(
-        "structure_changes".into(),
+    report.splice(
+        "structure_changes",
         structure::structure_changes(&outcome.files),
     );
+    let json = &mut report.json;
     json.insert("api_changes".into(), json!(outcome.api_changes));
     let (locations, omitted) = structure::locations(&outcome.files);
     json.insert("locations".into(), locations);

@@ -1,42 +1,88 @@
 //! The syntax layer's part of a success document: `structure_changes` (what the gate observed
 //! per file) and `locations` (the pre-edit positions that were checked).
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::change::{Action, FileChange};
+use crate::lang::gate::Named;
 
 /// Most locations listed; the rest are counted in `locations_omitted`.
 pub const MAX_LOCATIONS: usize = 16;
 /// Most names listed per change list of a file; the rest are counted.
 const MAX_NAMES: usize = 32;
 
-fn capped<T: serde::Serialize>(list: &[T]) -> (Value, usize) {
-    let shown: Vec<&T> = list.iter().take(MAX_NAMES).collect();
-    (json!(shown), list.len().saturating_sub(MAX_NAMES))
+/// What the gate observed about one file, as `structure_changes` lists it.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Observed<'a> {
+    Checked {
+        path: &'a str,
+        status: &'a str,
+        reason: Option<&'a str>,
+        language: Option<&'a str>,
+        scope: &'a str,
+        errors_before: Option<usize>,
+        errors_after: Option<usize>,
+        appeared: &'a [Named],
+        disappeared: &'a [Named],
+        count_changed: &'a [Named],
+        omitted: usize,
+    },
+    Unavailable {
+        path: &'a str,
+        status: &'a str,
+        reason: &'a str,
+    },
 }
 
-/// One entry per file of the plan: `checked` with what appeared, disappeared or changed count;
-/// `unavailable` when nothing could be observed (no provider, a deleted or unchanged file);
-/// `out_of_scope` when the file is too large for the gate.
-pub fn structure_changes(files: &[FileChange]) -> Value {
-    files
-        .iter()
-        .map(|c| match (&c.syntax, c.action) {
-            (Some(s), _) => {
-                let (appeared, a) = capped(&s.appeared);
-                let (disappeared, d) = capped(&s.disappeared);
-                let (count_changed, n) = capped(&s.count_changed);
-                json!({"path": c.path.rel, "status": s.status, "reason": s.reason, "language": s.language,
-                       "scope": s.scope, "errors_before": s.errors_before, "errors_after": s.errors_after,
-                       "appeared": appeared, "disappeared": disappeared, "count_changed": count_changed,
-                       "omitted": a + d + n})
-            }
-            (None, action) => {
-                let why = if action == Action::Deleted { "deleted" } else { "unchanged" };
-                json!({"path": c.path.rel, "status": "unavailable", "reason": why})
-            }
-        })
-        .collect()
+/// The first [`MAX_NAMES`] of a list, and how many more there are.
+fn capped(list: &[Named]) -> (&[Named], usize) {
+    let shown = list.len().min(MAX_NAMES);
+    (&list[..shown], list.len() - shown)
+}
+
+impl<'a> Observed<'a> {
+    fn of(change: &'a FileChange) -> Self {
+        let path = change.path.rel.as_str();
+        let Some(s) = &change.syntax else {
+            let why = match change.action {
+                Action::Deleted => "deleted",
+                _ => "unchanged",
+            };
+            return Self::Unavailable {
+                path,
+                status: "unavailable",
+                reason: why,
+            };
+        };
+        let (appeared, a) = capped(&s.appeared);
+        let (disappeared, d) = capped(&s.disappeared);
+        let (count_changed, n) = capped(&s.count_changed);
+        Self::Checked {
+            path,
+            status: s.status,
+            reason: s.reason,
+            language: s.language,
+            scope: s.scope,
+            errors_before: s.errors_before,
+            errors_after: s.errors_after,
+            appeared,
+            disappeared,
+            count_changed,
+            omitted: a + d + n,
+        }
+    }
+}
+
+/// One entry per file of the plan, as JSON text: `checked` with what appeared, disappeared or
+/// changed count; `unavailable` when nothing could be observed (no provider, a deleted or
+/// unchanged file); `out_of_scope` when the file is too large for the gate. (Text, not a tree
+/// of values: a plan of 1,000 files would build one at the command's peak.)
+pub fn structure_changes(files: &[FileChange]) -> Box<RawValue> {
+    let entries: Vec<Observed> = files.iter().map(Observed::of).collect();
+    // Serializing these types cannot fail: every map key is a field name.
+    serde_json::value::to_raw_value(&entries).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }
 
 /// The checked positions, in the files as read: up to [`MAX_LOCATIONS`], and how many more.
