@@ -68,10 +68,32 @@ pub struct Rebased {
 
 impl Rebased {
     pub fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "from": {"start_line": self.from.0, "end_line": self.from.1},
-            "to": {"start_line": self.to.0, "end_line": self.to.1},
-        })
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+/// `{"from": {"start_line", "end_line"}, "to": {…}}`, as reports and receipts print it.
+impl serde::Serialize for Rebased {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        struct Lines {
+            start_line: usize,
+            end_line: usize,
+        }
+        #[derive(serde::Serialize)]
+        struct Shape {
+            from: Lines,
+            to: Lines,
+        }
+        let lines = |(start_line, end_line)| Lines {
+            start_line,
+            end_line,
+        };
+        let shape = Shape {
+            from: lines(self.from),
+            to: lines(self.to),
+        };
+        shape.serialize(serializer)
     }
 }
 

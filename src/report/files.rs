@@ -36,25 +36,13 @@ struct EditJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     rebased: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    rebased_lines: Option<RebasedLines>,
+    rebased_lines: Option<Rebased>,
 }
 
 #[derive(Serialize)]
 struct Repaired {
     from: usize,
     to: usize,
-}
-
-#[derive(Serialize)]
-struct RebasedLines {
-    from: Lines,
-    to: Lines,
-}
-
-#[derive(Serialize)]
-struct Lines {
-    start_line: usize,
-    end_line: usize,
 }
 
 impl<'a> FileJson<'a> {
@@ -85,20 +73,7 @@ impl<'a> EditJson<'a> {
                 .map(|&(from, to)| Repaired { from, to })
                 .collect(),
             rebased: edit.rebased.map(|_| true),
-            rebased_lines: edit.rebased.map(RebasedLines::of),
-        }
-    }
-}
-
-impl RebasedLines {
-    fn of(rebased: Rebased) -> Self {
-        let lines = |(start_line, end_line)| Lines {
-            start_line,
-            end_line,
-        };
-        Self {
-            from: lines(rebased.from),
-            to: lines(rebased.to),
+            rebased_lines: edit.rebased,
         }
     }
 }
