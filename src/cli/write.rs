@@ -259,12 +259,7 @@ fn work_tree(
     let diff =
         (!flags.diff && !flags.no_diff && !outcome.dry_run).then(|| report::commit_diff(&outcome));
     if !flags.diff {
-        // The ledger and the diff have the images: the rest of the report needs only their
-        // digests, and a plan of many files need not hold them while it is built.
-        outcome.files.iter_mut().for_each(FileChange::drop_images);
-        if outcome.files.len() >= txn::prepare::SHRINK_FROM {
-            crate::alloc::return_free_pages();
-        }
+        txn::drop_images(&mut outcome.files);
     }
     let mut report = report::outcome(plan, &outcome, flags.diff);
     if let Some(diff) = diff {

@@ -81,6 +81,5 @@ impl<'a> EditJson<'a> {
 /// The JSON array of `files`, one object per file, as text.
 pub fn files_json(files: &[&FileChange]) -> Box<RawValue> {
     let entries: Vec<FileJson> = files.iter().map(|c| FileJson::of(c)).collect();
-    // Serializing these types cannot fail: every map key is a field name.
-    serde_json::value::to_raw_value(&entries).unwrap_or_else(|_| RawValue::NULL.to_owned())
+    super::raw_json(&entries)
 }

@@ -98,6 +98,12 @@ impl Report {
     }
 }
 
+/// `value` as JSON text, for [`Report::splice`].
+fn raw_json(value: &impl serde::Serialize) -> Box<RawValue> {
+    // The report's types serialize without failing: every map key is a field name.
+    serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned())
+}
+
 fn short(hex: Option<String>) -> String {
     hex.map_or_else(|| "-".to_owned(), |h| h[..12].to_owned())
 }

@@ -81,8 +81,7 @@ impl<'a> Observed<'a> {
 /// of values: a plan of 1,000 files would build one at the command's peak.)
 pub fn structure_changes(files: &[FileChange]) -> Box<RawValue> {
     let entries: Vec<Observed> = files.iter().map(Observed::of).collect();
-    // Serializing these types cannot fail: every map key is a field name.
-    serde_json::value::to_raw_value(&entries).unwrap_or_else(|_| RawValue::NULL.to_owned())
+    super::raw_json(&entries)
 }
 
 /// The checked positions, in the files as read: up to [`MAX_LOCATIONS`], and how many more.

@@ -191,6 +191,20 @@ fn shed_declarations(files: &mut [FileChange]) {
     for syntax in files.iter_mut().filter_map(|c| c.syntax.as_mut()) {
         syntax.declarations = None;
     }
+    return_free_pages(files);
+}
+
+/// Lets every file's images go once the ledger and the diff have them: the rest of a report
+/// needs only their digests, and a plan of many files need not hold them while it is built.
+pub fn drop_images(files: &mut [FileChange]) {
+    files.iter_mut().for_each(FileChange::drop_images);
+    return_free_pages(files);
+}
+
+/// After a plan of many files, prepared on worker threads, dropped what those threads
+/// allocated: their arenas' free pages go back to the system (the main thread cannot reuse
+/// them). A plan of a few files was prepared on the main thread and keeps its pages.
+fn return_free_pages(files: &[FileChange]) {
     if files.len() >= prepare::SHRINK_FROM {
         crate::alloc::return_free_pages();
     }

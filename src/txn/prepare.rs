@@ -26,7 +26,7 @@ type ChangedRanges = Vec<(Range<usize>, Range<usize>)>;
 /// changed ranges only ([`FileChange::shrink_after`]) from the moment the file is prepared:
 /// the plan's files are not all held twice until the publish. Fewer files keep whole
 /// post-images, so one edit does not rebuild its file for each reader.
-pub const SHRINK_FROM: usize = 16;
+pub(super) const SHRINK_FROM: usize = 16;
 
 /// Operations of one file, in plan order.
 struct Group {
