@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::lang::parse::edited;
 use crate::lang::parse::{parse, retire};
 use crate::lang::provider_for;
-use crate::lang::symbols::{self, Declaration, Kind};
+use crate::lang::symbols::{self, Kind, Signature, signatures};
 
 /// One fact of a declaration that changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,15 +73,15 @@ impl ApiChange {
 /// otherwise hold each file's declarations several times).
 pub fn compare<'d>(
     path: &str,
-    before: impl IntoIterator<Item = &'d Declaration>,
-    after: impl IntoIterator<Item = &'d Declaration>,
+    before: impl IntoIterator<Item = &'d Signature>,
+    after: impl IntoIterator<Item = &'d Signature>,
 ) -> Vec<ApiChange> {
     fn group<'d>(
-        decls: impl IntoIterator<Item = &'d Declaration>,
-    ) -> BTreeMap<&'d str, Vec<&'d Declaration>> {
-        let mut map: BTreeMap<&str, Vec<&Declaration>> = BTreeMap::new();
+        decls: impl IntoIterator<Item = &'d Signature>,
+    ) -> BTreeMap<&'d str, Vec<&'d Signature>> {
+        let mut map: BTreeMap<&str, Vec<&Signature>> = BTreeMap::new();
         for d in decls {
-            map.entry(d.key()).or_default().push(d);
+            map.entry(&d.key).or_default().push(d);
         }
         map
     }
@@ -117,22 +117,22 @@ pub fn compare<'d>(
 
 /// The facts that differ between the declarations of one symbol (usually one on each side;
 /// overloads and accessor pairs are compared in order).
-fn differences(olds: &[&Declaration], news: &[&Declaration]) -> Vec<FactChange> {
+fn differences(olds: &[&Signature], news: &[&Signature]) -> Vec<FactChange> {
     let mut out: Vec<FactChange> = Vec::new();
     for (i, old) in olds.iter().enumerate() {
         let Some(new) = news.get(i).or(news.last()) else {
             continue;
         };
-        let keys: std::collections::BTreeSet<&&str> =
+        let keys: std::collections::BTreeSet<&str> =
             old.facts.keys().chain(new.facts.keys()).collect();
         for key in keys {
-            let (b, a) = (old.facts.get(*key), new.facts.get(*key));
-            if *key == "overloads" && only_added(b, a) {
+            let (b, a) = (old.facts.get(key), new.facts.get(key));
+            if key == "overloads" && only_added(b, a) {
                 continue;
             }
-            if b != a && !out.iter().any(|f| f.fact == **key) {
+            if b != a && !out.iter().any(|f| f.fact == key) {
                 out.push(FactChange {
-                    fact: (*key).to_owned(),
+                    fact: key.to_owned(),
                     before: b.cloned().unwrap_or_default(),
                     after: a.cloned().unwrap_or_default(),
                 });
@@ -179,13 +179,14 @@ pub fn versions(
     before: &[u8],
     after: Option<&[u8]>,
     ranges: &[(Range<usize>, Range<usize>)],
-) -> Result<Option<(Vec<Declaration>, Vec<Declaration>)>> {
+) -> Result<Option<(Vec<Signature>, Vec<Signature>)>> {
     let Some(provider) = provider_for(path).filter(|p| symbols::Lang::of(p).is_some()) else {
         return Ok(None);
     };
     let tree = parse(provider, before, None)?;
-    let old =
-        symbols::declarations(provider, &tree, before).filter(|_| !tree.root_node().has_error());
+    let old = symbols::declarations(provider, &tree, before)
+        .filter(|_| !tree.root_node().has_error())
+        .map(signatures);
     let new = match (&old, after) {
         (None, _) => None,
         (Some(_), None) => Some(Vec::new()),
@@ -193,7 +194,8 @@ pub fn versions(
             let base = (!ranges.is_empty()).then(|| edited(&tree, before, after, ranges));
             let new_tree = parse(provider, after, base.as_ref())?;
             let decls = symbols::declarations(provider, &new_tree, after)
-                .filter(|_| !new_tree.root_node().has_error());
+                .filter(|_| !new_tree.root_node().has_error())
+                .map(signatures);
             retire(new_tree);
             if let Some(base) = base {
                 retire(base);
@@ -206,14 +208,14 @@ pub fn versions(
 }
 
 /// The declarations of a new file (none when its language has no symbol model).
-pub fn declared(path: &str, bytes: &[u8]) -> Result<Vec<Declaration>> {
+pub fn declared(path: &str, bytes: &[u8]) -> Result<Vec<Signature>> {
     let Some(provider) = provider_for(path).filter(|p| symbols::Lang::of(p).is_some()) else {
         return Ok(Vec::new());
     };
     let tree = parse(provider, bytes, None)?;
     let decls = symbols::declarations(provider, &tree, bytes).unwrap_or_default();
     retire(tree);
-    Ok(decls)
+    Ok(signatures(decls))
 }
 
 #[cfg(test)]

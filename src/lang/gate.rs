@@ -278,7 +278,8 @@ fn declarations(
 ) -> Option<Declarations> {
     crate::lang::symbols::Lang::of(provider)?;
     let read = |tree: &Tree, bytes: &[u8]| {
-        crate::lang::symbols::declarations(provider, tree, bytes).unwrap_or_default()
+        let declared = crate::lang::symbols::declarations(provider, tree, bytes);
+        crate::lang::symbols::signatures(declared.unwrap_or_default())
     };
     Some(Declarations {
         before: clean_source.map(|(bytes, s)| read(&s.tree, bytes)),

@@ -535,8 +535,9 @@ fn record(
         if !window.exact_declarations && b.iter().chain(&a).any(|d| !d.private) {
             clean.declarations = None;
         } else {
-            d.before.get_or_insert_with(Vec::new).extend(b);
-            d.after.extend(a);
+            let signatures = crate::lang::symbols::signatures;
+            d.before.get_or_insert_with(Vec::new).extend(signatures(b));
+            d.after.extend(signatures(a));
         }
     }
     retire(old.tree);

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
 use crate::lang::api::{self, ApiChange};
-use crate::lang::symbols::{Declaration, Declarations};
+use crate::lang::symbols::{Declarations, Signature};
 use crate::plan::Plan;
 use crate::workspace::Workspace;
 
@@ -26,7 +26,7 @@ fn gated(file: &FileChange) -> Option<&Declarations> {
 }
 
 /// Declarations borrowed from the gate's report, or read here.
-type Decls<'f> = Cow<'f, [Declaration]>;
+type Decls<'f> = Cow<'f, [Signature]>;
 
 /// The declarations of a changed file before and after (see [`api::versions`]), taken from
 /// the gate's report when it read them.
@@ -147,7 +147,7 @@ fn declared_changes(files: &[FileChange]) -> Result<Vec<ApiChange>> {
     let mut paths: BTreeMap<&str, &str> = BTreeMap::new();
     for (declared, path) in before.iter().zip(owners) {
         for d in declared.iter() {
-            paths.entry(d.key()).or_insert(path);
+            paths.entry(&d.key).or_insert(path);
         }
     }
     for c in &mut changes {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::lang::symbols::tests::decls_of;
+use crate::lang::symbols::tests::signatures_of as decls_of;
 
 fn changes(path: &str, before: &str, after: &str) -> Vec<String> {
     let (b, a) = (decls_of(path, before), decls_of(path, after));

@@ -43,8 +43,8 @@ fn a_method_edited_in_a_class_body_region_keeps_its_qualified_name() {
         .expect("parses")
         .expect("a clean region");
     let d = clean.declarations.expect("exact declarations");
-    let named = |list: &[crate::lang::symbols::Declaration]| {
-        list.iter().map(|d| d.symbol.clone()).collect::<Vec<_>>()
+    let named = |list: &[crate::lang::symbols::Signature]| {
+        list.iter().map(|d| d.key.to_string()).collect::<Vec<_>>()
     };
     assert!(
         named(&d.after).contains(&"P.f".to_owned()),

@@ -5,19 +5,20 @@
 //! module (PHP, Python, TypeScript) fills it from its tree-sitter grammar.
 
 pub mod edit;
+mod facts;
 pub mod layout;
 pub mod php;
 pub mod python;
 pub mod strings;
 pub mod typescript;
 
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 use tree_sitter::{Node, Tree};
 
 use crate::error::{Code, Error, Result};
 use crate::lang::Provider;
+pub use facts::Facts;
 
 /// What a declaration declares.
 #[derive(
@@ -111,7 +112,7 @@ pub struct Declaration {
     /// Not part of the public API (private member, `_name`, not exported, or inside such).
     pub private: bool,
     /// Signature and shape facts the API guard compares (`parameters`, `return_type`, ...).
-    pub facts: BTreeMap<&'static str, String>,
+    pub facts: Facts,
     /// Everything that belongs to it: doc comment, attributes, the declaration, its `;`.
     pub range: Range<usize>,
     /// Where the attributes / decorators start (`range.start..attrs` is the doc comment).
@@ -151,7 +152,7 @@ pub(crate) fn declaration(
         qualified: None,
         container: None,
         private: false,
-        facts: BTreeMap::new(),
+        facts: Facts::default(),
         attrs: range.start,
         core: range.start,
         range,
@@ -380,12 +381,41 @@ pub(crate) fn doc_start(node: Node<'_>, source: &[u8], comment_kinds: &[&str]) -
     start
 }
 
+/// What the API guard compares of a declaration: its key, kind, visibility and facts. The
+/// rest (names, byte ranges) serves edits; a plan of many files keeps only this for the guard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    /// [`Declaration::key`].
+    pub key: Box<str>,
+    pub kind: Kind,
+    pub private: bool,
+    pub facts: Facts,
+}
+
+impl From<Declaration> for Signature {
+    fn from(d: Declaration) -> Self {
+        let mut facts = d.facts;
+        facts.shrink_to_fit();
+        Signature {
+            key: d.qualified.unwrap_or(d.symbol).into_boxed_str(),
+            kind: d.kind,
+            private: d.private,
+            facts,
+        }
+    }
+}
+
+/// The signatures of `declarations`, in order.
+pub fn signatures(declarations: Vec<Declaration>) -> Vec<Signature> {
+    declarations.into_iter().map(Signature::from).collect()
+}
+
 /// Declarations of a file before and after an edit, as the API guard compares them.
 #[derive(Clone, Debug)]
 pub struct Declarations {
     /// `None` when there was no source, or it did not parse cleanly.
-    pub before: Option<Vec<Declaration>>,
-    pub after: Vec<Declaration>,
+    pub before: Option<Vec<Signature>>,
+    pub after: Vec<Signature>,
     /// The result parsed without errors.
     pub after_clean: bool,
 }

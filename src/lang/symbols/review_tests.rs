@@ -1,6 +1,6 @@
 //! Regression tests for the defects of the issue #7 review (one test or more per finding).
 
-use super::tests::{decls_of, edited};
+use super::tests::{decls_of, edited, signatures_of as sigs};
 use super::*;
 use crate::plan::symbol::{Position, SymbolOp};
 
@@ -60,7 +60,7 @@ fn insert_after_a_member_that_shares_its_line_adds_no_trailing_blank() {
 fn the_guard_compares_an_overload_group_by_its_signatures() {
     let before = "export function fmt(a: string): string;\nexport function fmt(a: number): string;\nexport function fmt(a: any): string {\n  return String(a);\n}\n";
     let changes = |after: &str| -> Vec<String> {
-        crate::lang::api::compare("f.ts", &decls_of("f.ts", before), &decls_of("f.ts", after))
+        crate::lang::api::compare("f.ts", &sigs("f.ts", before), &sigs("f.ts", after))
             .iter()
             .map(|c| c.describe())
             .collect()
@@ -151,10 +151,8 @@ fn decorator_arguments_are_values_but_decorators_are_api() {
     let before = "class T:\n    @skipUnless(vendor == \"mysql\", \"why\")\n    def test_a(self):\n        pass\n";
     let args = before.replace("\"mysql\"", "\"pg\"");
     let removed = before.replace("    @skipUnless(vendor == \"mysql\", \"why\")\n", "");
-    let old = super::tests::decls_of("t.py", before);
-    let changes = |after: &str| {
-        crate::lang::api::compare("t.py", &old, &super::tests::decls_of("t.py", after))
-    };
+    let old = sigs("t.py", before);
+    let changes = |after: &str| crate::lang::api::compare("t.py", &old, &sigs("t.py", after));
     assert!(changes(&args).is_empty());
     assert_eq!(changes(&removed).len(), 1);
 }

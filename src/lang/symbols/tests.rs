@@ -8,6 +8,11 @@ pub(crate) fn decls_of(path: &str, source: &str) -> Vec<Declaration> {
     declarations(provider, &tree, source.as_bytes()).expect("symbol model")
 }
 
+/// What the API guard compares of [`decls_of`].
+pub(crate) fn signatures_of(path: &str, source: &str) -> Vec<super::Signature> {
+    super::signatures(decls_of(path, source))
+}
+
 const PHP: &str = r#"<?php
 namespace App\Service;
 
