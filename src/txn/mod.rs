@@ -141,6 +141,8 @@ pub fn execute_observed(
                 observer.api_changes(&api_changes);
                 observer.before_publish(&files)?;
                 let published = publish::publish(&ws.journal_dir(), &writes, keys);
+                // The staging threads' freed buffers, before the receipt allocates its own.
+                return_free_pages(&files);
                 let recorded = observer.after_publish(&files, published.as_ref().map(|_| ()));
                 let leftovers = published?;
                 recorded?;
@@ -201,9 +203,9 @@ pub fn drop_images(files: &mut [FileChange]) {
     return_free_pages(files);
 }
 
-/// After a plan of many files, prepared on worker threads, dropped what those threads
-/// allocated: their arenas' free pages go back to the system (the main thread cannot reuse
-/// them). A plan of a few files was prepared on the main thread and keeps its pages.
+/// After a plan of many files, prepared (and staged) on worker threads, dropped what those
+/// threads allocated: their arenas' free pages go back to the system (the main thread cannot
+/// reuse them). A plan of a few files was prepared on the main thread and keeps its pages.
 fn return_free_pages(files: &[FileChange]) {
     if files.len() >= prepare::SHRINK_FROM {
         crate::alloc::return_free_pages();
