@@ -181,7 +181,7 @@ pub fn check(
         spent: 0,
     };
     // Clusters whose regions overlap are merged and searched again.
-    let mut found: Vec<(Range<usize>, Window, Parsed, Parsed)> = Vec::new();
+    let mut found: Vec<(Range<usize>, Window, Seen)> = Vec::new();
     let mut pending = clusters(ranges).into_iter();
     let mut next = pending.next();
     let mut budget = 2 * before.len();
@@ -194,16 +194,16 @@ pub fn check(
         }
         // A cluster inside the last region: that region's original is known to parse, so
         // only its new bytes are parsed again, with the edits of both.
-        if let Some(last) = found.last_mut()
-            && ranges[cluster.end - 1].0.end < last.1.range.end
-            && last.1.range.len() <= budget
+        if let Some((held, window, Seen::Trees(old, new))) = found.last_mut()
+            && ranges[cluster.end - 1].0.end < window.range.end
+            && window.range.len() <= budget
         {
-            budget -= last.1.range.len();
-            let merged = last.0.start..cluster.end;
-            match new_side(provider, &last.1, &last.2, versions, ranges, &merged)? {
-                NewSide::Clean(new, held) => {
-                    retire(std::mem::replace(&mut last.3, new).tree);
-                    last.0 = held;
+            budget -= window.range.len();
+            let merged = held.start..cluster.end;
+            match new_side(provider, window, old, versions, ranges, &merged)? {
+                NewSide::Clean(fresh, now_held) => {
+                    retire(std::mem::replace(new, fresh).tree);
+                    *held = now_held;
                     next = pending.next();
                     continue;
                 }
@@ -221,16 +221,19 @@ pub fn check(
                 next = Some(previous.start..cluster.end);
                 continue;
             }
-            Some(last) => found.push(last),
+            Some(last) => found.push(read_out(provider, last, ranges, knowable)),
             None => {}
         }
-        found.push((held, window, old, new));
+        found.push((held, window, Seen::Trees(old, new)));
         next = pending.next();
     }
-    for (cluster, window, old, new) in found {
-        let new_start = shifted(window.range.start, ranges, &(0..0));
-        let edits = &ranges[cluster];
-        record(provider, &mut clean, &window, (old, new), edits, new_start);
+    for (.., seen) in found
+        .into_iter()
+        .map(|f| read_out(provider, f, ranges, knowable))
+    {
+        if let Seen::Read(reading) = seen {
+            clean.absorb(reading);
+        }
     }
     clean.spent = 2 * before.len() - budget;
     Ok(Some(clean))
@@ -507,41 +510,75 @@ fn holds_word(text: &[u8], word: &[u8]) -> bool {
     })
 }
 
-fn record(
+/// A region found clean: its pair of trees while it is the last one found (a later cluster
+/// inside it is parsed again from its original's tree), then only what was read from them. A
+/// file with several large regions (two tables of a 180 KB PHP file) would otherwise hold
+/// every region's trees until the last region is found.
+enum Seen {
+    Trees(Parsed, Parsed),
+    Read(Reading),
+}
+
+/// What one clean region showed.
+struct Reading {
+    items_before: Vec<Item>,
+    items_after: Vec<Item>,
+    /// The declarations of both versions; `None` when they were not read, or when the region
+    /// is nested and holds public ones, whose names it cannot know.
+    declarations: Option<(Vec<Declaration>, Vec<Declaration>)>,
+}
+
+impl Clean {
+    /// Adds what a region showed, regions in file order.
+    fn absorb(&mut self, reading: Reading) {
+        self.items_before.extend(reading.items_before);
+        self.items_after.extend(reading.items_after);
+        let Some(d) = self.declarations.as_mut() else {
+            return;
+        };
+        match reading.declarations {
+            Some((b, a)) => {
+                let signatures = crate::lang::symbols::signatures;
+                d.before.get_or_insert_with(Vec::new).extend(signatures(b));
+                d.after.extend(signatures(a));
+            }
+            None => self.declarations = None,
+        }
+    }
+}
+
+/// `found` with its trees read (`knowable`: its declarations are wanted) and let go.
+fn read_out(
     provider: &'static Provider,
-    clean: &mut Clean,
-    window: &Window,
-    (old, new): (Parsed, Parsed),
-    edits: &[(Range<usize>, Range<usize>)],
-    new_base: usize,
-) {
+    (cluster, window, seen): (Range<usize>, Window, Seen),
+    ranges: &[(Range<usize>, Range<usize>)],
+    knowable: bool,
+) -> (Range<usize>, Window, Seen) {
+    let Seen::Trees(old, new) = seen else {
+        return (cluster, window, seen);
+    };
+    let new_base = shifted(window.range.start, ranges, &(0..0));
+    let edits = &ranges[cluster.clone()];
     let olds: Vec<Range<usize>> = edits.iter().map(|(o, _)| o.clone()).collect();
     let news: Vec<Range<usize>> = edits.iter().map(|(_, n)| n.clone()).collect();
     let (old_local, new_local) = (
         old.local(&olds, window.range.start),
         new.local(&news, new_base),
     );
-    clean
-        .items_before
-        .extend(outline_near(provider, &old.tree, &old.bytes, &old_local));
-    clean
-        .items_after
-        .extend(outline_near(provider, &new.tree, &new.bytes, &new_local));
     let read = |p: &Parsed| -> Vec<Declaration> {
         symbols::declarations(provider, &p.tree, &p.bytes).unwrap_or_default()
     };
-    if let Some(d) = clean.declarations.as_mut() {
-        let (b, a) = (read(&old), read(&new));
-        if !window.exact_declarations && b.iter().chain(&a).any(|d| !d.private) {
-            clean.declarations = None;
-        } else {
-            let signatures = crate::lang::symbols::signatures;
-            d.before.get_or_insert_with(Vec::new).extend(signatures(b));
-            d.after.extend(signatures(a));
-        }
-    }
+    let declarations = knowable
+        .then(|| (read(&old), read(&new)))
+        .filter(|(b, a)| window.exact_declarations || b.iter().chain(a).all(|d| d.private));
+    let reading = Reading {
+        items_before: outline_near(provider, &old.tree, &old.bytes, &old_local),
+        items_after: outline_near(provider, &new.tree, &new.bytes, &new_local),
+        declarations,
+    };
     retire(old.tree);
     retire(new.tree);
+    (cluster, window, Seen::Read(reading))
 }
 
 #[cfg(test)]

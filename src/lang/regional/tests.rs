@@ -262,3 +262,34 @@ fn an_insertion_where_two_regions_meet_is_held_by_one() {
     let z = clean.items_after.iter().filter(|i| i.name == "z").count();
     assert_eq!(z, 1);
 }
+
+#[test]
+fn regions_found_one_after_another_report_in_file_order() {
+    // Three functions far enough apart for a region each; every one changes its signature.
+    // The first two regions are read (and their trees let go) as the next one is found.
+    let filler = "# ".to_owned() + &"-".repeat(300) + "\n";
+    let py = format!(
+        "def a(x):\n    return x\n\n{filler}\ndef b(x):\n    return x\n\n{filler}\ndef c(x):\n    return x\n"
+    );
+    let after = py.replace("(x)", "(x, y)");
+    let provider = provider_for("m.py").expect("provider");
+    let ranges: Vec<_> = py
+        .match_indices("(x)")
+        .enumerate()
+        .map(|(i, (at, _))| (at..at + 3, at + 3 * i..at + 3 * i + 6))
+        .collect();
+    let clean = check(provider, py.as_bytes(), after.as_bytes(), &ranges)
+        .expect("parses")
+        .expect("clean regions");
+    let d = clean.declarations.expect("exact declarations");
+    let keys = |list: &[crate::lang::symbols::Signature]| {
+        list.iter().map(|d| d.key.to_string()).collect::<Vec<_>>()
+    };
+    let before = d.before.expect("before");
+    assert_eq!(keys(&before), ["a", "b", "c"]);
+    assert_eq!(keys(&d.after), ["a", "b", "c"]);
+    let changed = crate::lang::api::compare("m.py", &before, &d.after);
+    let symbols: Vec<&str> = changed.iter().map(|c| c.symbol.as_str()).collect();
+    assert_eq!(symbols, ["a", "b", "c"]);
+    assert_eq!(clean.items_before.len(), clean.items_after.len());
+}
