@@ -12,6 +12,11 @@ fn clean(path: &str, source: &str, at: usize, old: usize, new: &str) -> bool {
         .is_some()
 }
 
+/// The keys the API guard compares `list` under.
+fn keys(list: &[crate::lang::symbols::Signature]) -> Vec<String> {
+    list.iter().map(|d| d.key.to_string()).collect()
+}
+
 #[test]
 fn a_changed_binding_is_decided_on_its_region_unless_the_rest_of_the_file_names_it() {
     let js = "const a = 1;\n\nconst b = 2;\n\nfunction f() {\n  return a;\n}\n";
@@ -43,13 +48,10 @@ fn a_method_edited_in_a_class_body_region_keeps_its_qualified_name() {
         .expect("parses")
         .expect("a clean region");
     let d = clean.declarations.expect("exact declarations");
-    let named = |list: &[crate::lang::symbols::Signature]| {
-        list.iter().map(|d| d.key.to_string()).collect::<Vec<_>>()
-    };
     assert!(
-        named(&d.after).contains(&"P.f".to_owned()),
+        keys(&d.after).contains(&"P.f".to_owned()),
         "{:?}",
-        named(&d.after)
+        keys(&d.after)
     );
     let before = d.before.expect("before");
     let changes = crate::lang::api::compare("a.py", &before, &d.after);
@@ -282,9 +284,6 @@ fn regions_found_one_after_another_report_in_file_order() {
         .expect("parses")
         .expect("clean regions");
     let d = clean.declarations.expect("exact declarations");
-    let keys = |list: &[crate::lang::symbols::Signature]| {
-        list.iter().map(|d| d.key.to_string()).collect::<Vec<_>>()
-    };
     let before = d.before.expect("before");
     assert_eq!(keys(&before), ["a", "b", "c"]);
     assert_eq!(keys(&d.after), ["a", "b", "c"]);
