@@ -29,7 +29,7 @@ use crate::lang::outline::{Item, outline_near};
 use crate::lang::parse::{parse, retire, scope_facts, syntax_errors};
 use crate::lang::region::{Window, first_window};
 use crate::lang::symbols::Declarations;
-use crate::lang::symbols::{self, Declaration, Lang};
+use crate::lang::symbols::{self, Declaration, Lang, Signature, signatures};
 
 /// Edits closer than this share a region search (the regions of clusters further apart
 /// are merged only when they overlap).
@@ -525,7 +525,7 @@ struct Reading {
     items_after: Vec<Item>,
     /// The declarations of both versions; `None` when they were not read, or when the region
     /// is nested and holds public ones, whose names it cannot know.
-    declarations: Option<(Vec<Declaration>, Vec<Declaration>)>,
+    declarations: Option<(Vec<Signature>, Vec<Signature>)>,
 }
 
 impl Clean {
@@ -538,9 +538,8 @@ impl Clean {
         };
         match reading.declarations {
             Some((b, a)) => {
-                let signatures = crate::lang::symbols::signatures;
-                d.before.get_or_insert_with(Vec::new).extend(signatures(b));
-                d.after.extend(signatures(a));
+                d.before.get_or_insert_with(Vec::new).extend(b);
+                d.after.extend(a);
             }
             None => self.declarations = None,
         }
@@ -570,7 +569,8 @@ fn read_out(
     };
     let declarations = knowable
         .then(|| (read(&old), read(&new)))
-        .filter(|(b, a)| window.exact_declarations || b.iter().chain(a).all(|d| d.private));
+        .filter(|(b, a)| window.exact_declarations || b.iter().chain(a).all(|d| d.private))
+        .map(|(b, a)| (signatures(b), signatures(a)));
     let reading = Reading {
         items_before: outline_near(provider, &old.tree, &old.bytes, &old_local),
         items_after: outline_near(provider, &new.tree, &new.bytes, &new_local),
