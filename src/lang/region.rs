@@ -36,6 +36,9 @@
 use std::ops::Range;
 
 use crate::lang::Provider;
+use lines::{Lines, code_of, comment};
+
+mod lines;
 
 /// One candidate region of the original bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,11 +55,17 @@ pub struct Window {
     /// Declarations read from the region are the file's, names and all: a top-level region
     /// (of a PHP file, after its `namespace …;`, which the prefix repeats).
     pub exact_declarations: bool,
+    /// A run of a list literal's elements, parsed inside brackets of its own: a sibling
+    /// after it follows a `,`.
+    pub elements: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Family {
     Brace,
+    /// The elements of a list literal (a region's level inside an array body): siblings
+    /// follow a `,`.
+    List,
     Python,
     Flat,
 }
@@ -93,12 +102,11 @@ pub fn first_window<T>(
     let mut level = lines.edit_level(first, last);
     loop {
         let bounds = lines.block(first, last, level)?;
-        let class = match fam {
-            _ if level == 0 => None,
-            Family::Python => lines.top_class(bounds.header),
-            _ => lines.braced_class(provider, bounds.header),
-        };
-        if level == 0 || class.is_some() || lines.header_ok(fam, bounds.header) {
+        if let Some(body) = body_of(provider, fam, &lines, &bounds, level) {
+            let fam = match body {
+                Body::Elements => Family::List,
+                _ => fam,
+            };
             let mut seen = None;
             for width in WIDTHS {
                 let start = lines.siblings_up(fam, first, level, bounds.body.start, width);
@@ -107,20 +115,12 @@ pub fn first_window<T>(
                     continue;
                 }
                 seen = Some((start, end));
-                let head = class.clone().map(|r| &lines.src[r]);
-                let (prefix, suffix, exact) = context(provider, &lines, start, level > 0, head);
-                let window = Window {
-                    range: start..end,
-                    prefix,
-                    suffix,
-                    nested: level > 0,
-                    closed_end: end == bounds.body.end,
-                    exact_declarations: exact && (level == 0 || class.is_some()),
-                };
+                let closed_end = end == bounds.body.end;
+                let window = window(provider, &lines, &body, start..end, (level, closed_end));
                 if let Some(found) = accept(&window) {
                     return Some(found);
                 }
-                if start == bounds.body.start && end == bounds.body.end {
+                if start == bounds.body.start && closed_end {
                     break;
                 }
             }
@@ -129,6 +129,82 @@ pub fn first_window<T>(
             return None;
         }
         level = lines.indent(bounds.header);
+    }
+}
+
+/// What the block at one level holds, which decides how its regions are parsed.
+enum Body {
+    /// The whole file (level 0).
+    Top,
+    /// A top-level class-like body: its members, parsed under the class's head (these bytes).
+    Class(Range<usize>),
+    /// A block of statements.
+    Statements,
+    /// A list literal's elements (see [`Lines::list_body`]).
+    Elements,
+}
+
+/// How the block `bounds` at `level` is parsed in regions; `None` when it cannot be (an
+/// object or type body, a parameter list).
+fn body_of(
+    provider: &Provider,
+    fam: Family,
+    lines: &Lines<'_>,
+    bounds: &lines::Block,
+    level: usize,
+) -> Option<Body> {
+    if level == 0 {
+        return Some(Body::Top);
+    }
+    if lines.list_body(provider, bounds) {
+        return Some(Body::Elements);
+    }
+    let class = match fam {
+        Family::Python => lines.top_class(bounds.header),
+        _ => lines.braced_class(provider, bounds.header),
+    };
+    match class {
+        Some(head) => Some(Body::Class(head)),
+        None => lines
+            .header_ok(fam, bounds.header)
+            .then_some(Body::Statements),
+    }
+}
+
+/// The region `range` of a block holding `body`, with what it is parsed between. A run of
+/// elements stands in brackets of its own, as an expression statement, which declares
+/// nothing.
+fn window(
+    provider: &Provider,
+    lines: &Lines<'_>,
+    body: &Body,
+    range: Range<usize>,
+    (level, closed_end): (usize, bool),
+) -> Window {
+    if let Body::Elements = body {
+        return Window {
+            range,
+            prefix: "<?php\n[\n".into(),
+            suffix: "\n];\n".into(),
+            nested: true,
+            closed_end,
+            exact_declarations: false,
+            elements: true,
+        };
+    }
+    let head = match body {
+        Body::Class(head) => Some(&lines.src[head.clone()]),
+        _ => None,
+    };
+    let (prefix, suffix, exact) = context(provider, lines, range.start, level > 0, head);
+    Window {
+        range,
+        prefix,
+        suffix,
+        nested: level > 0,
+        closed_end,
+        exact_declarations: exact && matches!(body, Body::Top | Body::Class(_)),
+        elements: false,
     }
 }
 
@@ -178,31 +254,14 @@ fn php_namespace(head: &[u8]) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// The lines of a block at one level: its header line, and the lines between it and its closer.
-struct Block {
-    header: usize,
-    body: Range<usize>,
-}
-
-struct Lines<'a> {
-    src: &'a [u8],
-}
-
-/// First words of the Python statements whose blocks hold statements (not a class body,
-/// whose members are declarations: see [`Lines::top_class`]).
-const PYTHON_BLOCKS: &[&str] = &[
-    "def", "async", "if", "elif", "else", "for", "while", "try", "except", "finally", "with",
-    "match", "case",
-];
-
-const CONTINUATIONS: &[&str] = &[
-    "else", "elif", "except", "finally", "catch", "case", "default",
-];
-
-/// Whether the last code line of a region's new text ends a statement, so that the sibling
-/// after the region still starts one (an edit may leave a `\\` or an open bracket there).
-pub fn ends_statement(provider: &Provider, text: &[u8]) -> bool {
-    let fam = family(provider);
+/// Whether the last code line of region `window`'s new text ends a statement (an element,
+/// in a list), so that the sibling after the region still starts one (an edit may leave a
+/// `\\`, an open bracket or a missing `,` there).
+pub fn ends_sibling(provider: &Provider, window: &Window, text: &[u8]) -> bool {
+    let fam = match window.elements {
+        true => Family::List,
+        false => family(provider),
+    };
     let text = std::str::from_utf8(text).unwrap_or_default();
     let last = text
         .lines()
@@ -214,373 +273,8 @@ pub fn ends_statement(provider: &Provider, text: &[u8]) -> bool {
     match fam {
         Family::Brace => code.ends_with([';', '{', '}']),
         Family::Python => !code.starts_with('@') && !code.ends_with(['\\', ',', '(', '[', '{']),
+        Family::List => code.ends_with(','),
         Family::Flat => true,
-    }
-}
-
-impl Lines<'_> {
-    /// Whether a block header opens a block of statements (a `{` alone on its line is judged
-    /// by the line before: a signature or a condition, not a type).
-    fn header_ok(&self, fam: Family, header: usize) -> bool {
-        let code = code_of(fam, self.text(header));
-        match fam {
-            Family::Python => {
-                let start = self.statement_start(fam, header);
-                code.ends_with(':') && PYTHON_BLOCKS.contains(&first_word(self.text(start)))
-            }
-            Family::Brace if code == "{" => self.prev(header).is_some_and(|p| {
-                let above = self.text(p);
-                let typed = [
-                    "class ",
-                    "interface ",
-                    "trait ",
-                    "enum ",
-                    "struct ",
-                    "namespace ",
-                ];
-                above.contains('(') && !typed.iter().any(|t| above.contains(t))
-            }),
-            Family::Brace => {
-                let Some(head) = code.strip_suffix('{').map(str::trim_end) else {
-                    return false;
-                };
-                head.ends_with(')')
-                    || head.ends_with("=>")
-                    || ["else", "try", "do", "finally"]
-                        .iter()
-                        .any(|w| head == *w || head.ends_with(&format!("}} {w}")))
-            }
-            Family::Flat => false,
-        }
-    }
-
-    /// The first line of the statement whose last line is `header` (`class A(\n    B,\n):`
-    /// starts two lines up): the nearest line above at its indentation that starts one, or
-    /// that begins with `class` or `def` (after a decorator).
-    fn statement_start(&self, fam: Family, header: usize) -> usize {
-        let level = self.indent(header);
-        let definition = |line: usize| {
-            self.indent(line) == level
-                && matches!(first_word(self.text(line)), "class" | "def" | "async")
-        };
-        let mut line = header;
-        while !definition(line) && !self.starts(fam, line, level) {
-            match self.prev(line).filter(|&p| header - p <= SCAN_LIMIT) {
-                Some(p) => line = p,
-                None => return header,
-            }
-        }
-        line
-    }
-
-    /// The header of a top-level Python class whose body `header` opens (the statement's
-    /// lines, from `class` to the `:` line), or `None`.
-    fn top_class(&self, header: usize) -> Option<Range<usize>> {
-        let start = self.statement_start(Family::Python, header);
-        let opens = code_of(Family::Python, self.text(header)).ends_with(':');
-        let class = self.indent(start) == 0 && first_word(self.text(start)) == "class";
-        (opens && class).then(|| start..self.next(header))
-    }
-
-    /// The head of a top-level braced class-like body that `header` opens (`class A extends B`
-    /// and its `{` line), as its bytes: PHP, Java, C#, TypeScript and JavaScript classes,
-    /// interfaces, traits and enums, Rust `impl` and `trait` blocks. Its members are
-    /// declarations, not statements, so a region of them is parsed under this real head (and
-    /// a closing `}`), where they keep their names. C and C++ are left out (`public:` labels
-    /// break the levels, and their bodies end with `};`).
-    fn braced_class(&self, provider: &Provider, header: usize) -> Option<Range<usize>> {
-        if matches!(provider.name, "c" | "cpp")
-            || !code_of(Family::Brace, self.text(header)).ends_with('{')
-        {
-            return None;
-        }
-        let alone = code_of(Family::Brace, self.text(header)) == "{";
-        let mut start = if alone { self.prev(header)? } else { header };
-        for _ in 0..16 {
-            if !self.blank(start) && self.indent(start) == 0 {
-                break;
-            }
-            start = self.prev(start)?;
-        }
-        let (start_line, end) = (self.text(start), self.next(header));
-        let at_column_0 = self.indent(start) == 0 && !self.blank(start);
-        let head = std::str::from_utf8(&self.src[start..end]).ok()?;
-        let one_brace = head.matches('{').count() == 1 && !head.contains('}');
-        let plain = !head.contains(['=', ';']) && one_brace;
-        (at_column_0 && plain && class_like(start_line)).then_some(start..end)
-    }
-
-    fn start_of(&self, at: usize) -> usize {
-        let at = at.min(self.src.len());
-        self.src[..at]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1)
-    }
-
-    /// Start of the next line (or the end of the file).
-    fn next(&self, line: usize) -> usize {
-        self.src[line..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(self.src.len(), |i| line + i + 1)
-    }
-
-    fn prev(&self, line: usize) -> Option<usize> {
-        (line > 0).then(|| self.start_of(line - 1))
-    }
-
-    fn text(&self, line: usize) -> &str {
-        let end = self.next(line);
-        std::str::from_utf8(&self.src[line..end]).unwrap_or_default()
-    }
-
-    /// Whether the line is whitespace only. Read byte by byte (these scans visit every line
-    /// of a block, often more than once); a line with other than ASCII is read as text.
-    fn blank(&self, line: usize) -> bool {
-        let bytes = &self.src[line..self.next(line)];
-        match bytes
-            .iter()
-            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
-        {
-            None => true,
-            Some(b) if b.is_ascii() => false,
-            Some(_) => self.text(line).trim().is_empty(),
-        }
-    }
-
-    /// The width of the line's leading spaces and tabs, in bytes.
-    fn indent(&self, line: usize) -> usize {
-        let rest = &self.src[line.min(self.src.len())..];
-        rest.iter()
-            .take_while(|b| matches!(b, b' ' | b'\t'))
-            .count()
-    }
-
-    /// The smallest indentation of the non-blank lines from `first` to `last`; the next
-    /// non-blank line's when all are blank.
-    fn edit_level(&self, first: usize, last: usize) -> usize {
-        let mut line = first;
-        let mut level = None::<usize>;
-        while line <= last && line < self.src.len() {
-            if !self.blank(line) {
-                level = Some(level.map_or(self.indent(line), |l| l.min(self.indent(line))));
-            }
-            line = self.next(line);
-        }
-        if let Some(level) = level {
-            return level;
-        }
-        while line < self.src.len() && self.blank(line) {
-            line = self.next(line);
-        }
-        if line < self.src.len() {
-            self.indent(line)
-        } else {
-            0
-        }
-    }
-
-    /// The block around lines `first..=last` at `level`: `None` when a scan goes too far.
-    fn block(&self, first: usize, last: usize, level: usize) -> Option<Block> {
-        if level == 0 {
-            return Some(Block {
-                header: 0,
-                body: 0..self.src.len(),
-            });
-        }
-        let shallower = |l: usize| !self.blank(l) && self.indent(l) < level;
-        let mut header = self.prev(first);
-        while let Some(h) = header.filter(|&h| !shallower(h)) {
-            if first - h > SCAN_LIMIT {
-                return None;
-            }
-            header = self.prev(h);
-        }
-        let header = header?;
-        let mut closer = self.next(last);
-        while closer < self.src.len() && !shallower(closer) {
-            if closer - last > SCAN_LIMIT {
-                return None;
-            }
-            closer = self.next(closer);
-        }
-        Some(Block {
-            header,
-            body: self.next(header)..closer,
-        })
-    }
-
-    /// Whether `line` begins a sibling at `level`.
-    fn starts(&self, fam: Family, line: usize, level: usize) -> bool {
-        if self.blank(line) || self.indent(line) != level {
-            return false;
-        }
-        let code = self.text(line).trim();
-        let first_ok = code
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_alphanumeric() || "_$@#/\"'<".contains(c));
-        let word_end = code
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(code.len());
-        first_ok && !CONTINUATIONS.contains(&&code[..word_end]) && self.after_statement(fam, line)
-    }
-
-    /// The braces opened by the siblings' own lines (at `level`) after `line`, given `depth`
-    /// before it: a line ending in `{` opens one, a line starting with `}` closes one. `None`
-    /// when `line` closes a block opened before the siblings: a block that does not indent its
-    /// body (a bundle's IIFE whose statements stand at column 0) ends there, and what follows
-    /// belongs to the enclosing construct.
-    fn level_braces(&self, fam: Family, line: usize, level: usize, depth: usize) -> Option<usize> {
-        if fam != Family::Brace || self.blank(line) || self.indent(line) != level {
-            return Some(depth);
-        }
-        let code = code_of(fam, self.text(line));
-        let depth = match code.starts_with('}') {
-            true => depth.checked_sub(1)?,
-            false => depth,
-        };
-        Some(depth + usize::from(code.ends_with('{')))
-    }
-
-    /// Whether the code line before `line` ends a statement (comments and blanks skipped).
-    fn after_statement(&self, fam: Family, line: usize) -> bool {
-        let mut prev = self.prev(line);
-        while let Some(p) = prev.filter(|&p| self.blank(p) || comment(fam, self.text(p))) {
-            prev = self.prev(p);
-        }
-        let Some(p) = prev else { return true };
-        let code = code_of(fam, self.text(p));
-        match fam {
-            Family::Brace => code.ends_with([';', '{', '}']),
-            Family::Python => !code.starts_with('@') && !code.ends_with(['\\', ',', '(', '[', '{']),
-            Family::Flat => true,
-        }
-    }
-
-    /// The start of the `width`-th sibling at or above `first`, not before `floor`.
-    fn siblings_up(
-        &self,
-        fam: Family,
-        first: usize,
-        level: usize,
-        floor: usize,
-        width: usize,
-    ) -> usize {
-        let (mut line, mut found) = (first, 0);
-        loop {
-            if self.starts(fam, line, level) {
-                found += 1;
-                if found == width {
-                    return line;
-                }
-            }
-            match self
-                .prev(line)
-                .filter(|&p| p >= floor && first - p <= SCAN_LIMIT)
-            {
-                Some(p) => line = p,
-                None => return floor,
-            }
-        }
-    }
-
-    /// The start of the `width`-th sibling after `last`, or `ceiling`.
-    fn siblings_down(
-        &self,
-        fam: Family,
-        (start, last): (usize, usize),
-        level: usize,
-        ceiling: usize,
-        width: usize,
-    ) -> Option<usize> {
-        let mut depth = 0usize;
-        let mut line = start;
-        while line <= last && line < self.src.len() {
-            depth = self.level_braces(fam, line, level, depth).unwrap_or(0);
-            line = self.next(line);
-        }
-        let (mut line, mut found) = (self.next(last).max(line), 0);
-        while line < ceiling {
-            if line - last > SCAN_LIMIT {
-                return None;
-            }
-            match self.level_braces(fam, line, level, depth) {
-                Some(d) => depth = d,
-                // The close of a block opened before the siblings (see `level_braces`).
-                None if self.after_statement(fam, line) => return Some(line),
-                None => {}
-            }
-            if self.starts(fam, line, level) {
-                found += 1;
-                if found == width {
-                    return Some(line);
-                }
-            }
-            line = self.next(line);
-        }
-        Some(ceiling)
-    }
-}
-
-/// A line without its trailing comment (`// …`, `/* … */`, Python's `# …`), trimmed; a
-/// comment marker inside a string literal is not one (quotes are counted, roughly).
-fn code_of(fam: Family, line: &str) -> &str {
-    let mut code = line.trim();
-    if fam == Family::Brace
-        && code.ends_with("*/")
-        && let Some(open) = code.rfind("/*")
-    {
-        code = code[..open].trim_end();
-    }
-    let marker = if fam == Family::Python { "#" } else { "//" };
-    let mut from = 0;
-    while let Some(i) = code[from..].find(marker) {
-        let at = from + i;
-        let quotes = code[..at]
-            .chars()
-            .filter(|c| matches!(c, '"' | '\'' | '`'))
-            .count();
-        if quotes % 2 == 0 {
-            return code[..at].trim_end();
-        }
-        from = at + marker.len();
-    }
-    code
-}
-
-/// Whether a line declares a class-like type: its first word after modifiers opens one.
-fn class_like(line: &str) -> bool {
-    const MODIFIERS: &[&str] = &[
-        "export", "default", "abstract", "final", "readonly", "public", "internal", "sealed",
-        "partial", "static", "pub", "unsafe", "declare",
-    ];
-    const KINDS: &[&str] = &["class", "interface", "trait", "enum", "impl"];
-    let mut rest = line.trim_start();
-    loop {
-        let word = first_word(rest);
-        if !MODIFIERS.contains(&word) || word.is_empty() {
-            return KINDS.contains(&word);
-        }
-        rest = rest[word.len()..].trim_start();
-    }
-}
-
-/// The word a line begins with (after its indentation).
-fn first_word(line: &str) -> &str {
-    let t = line.trim_start();
-    let end = t
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(t.len());
-    &t[..end]
-}
-
-fn comment(fam: Family, line: &str) -> bool {
-    let t = line.trim_start();
-    match fam {
-        Family::Python => t.starts_with('#'),
-        _ => t.starts_with("//") || t.starts_with("/*") || t.starts_with('*'),
     }
 }
 

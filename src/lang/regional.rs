@@ -431,7 +431,7 @@ fn new_side(
     let new_range = new_start..shifted(w.range.end, ranges, &own);
     let open_end = (w.range.end < before.len() && !w.closed_end) || provider.name == "python";
     let text = &after[new_range];
-    if open_end && !crate::lang::region::ends_statement(provider, text) {
+    if open_end && !crate::lang::region::ends_sibling(provider, w, text) {
         return Ok(NewSide::Wider);
     }
     // A nested Python region stands between `pass` lines of its own indentation: it proves

@@ -165,3 +165,24 @@ fn siblings_end_at_the_close_of_a_block_that_does_not_indent_its_body() {
         "{seen:?}"
     );
 }
+
+const PHP_MAP: &str = "<?php\nclass M\n{\n    private const MAP = [\n        'a' => ['x', 'y'],\n        'b' => [\n            'z',\n        ],\n        'c' => ['w'],\n    ];\n\n    public function f(array $o = [\n        'k' => 1,\n    ]) {\n        return $o;\n    }\n}\n";
+
+#[test]
+fn an_element_of_a_php_array_value_is_a_region_in_brackets_of_its_own() {
+    let seen = windows("m.php", PHP_MAP, "'c' =>");
+    assert_eq!(seen[0], "<?php\n[\n        'c' => ['w'],\n\n];\n");
+    // Four siblings around it are the whole body; then the constant, in its class.
+    assert!(seen[1].contains("'a' => ['x', 'y'],"), "{seen:?}");
+    assert!(seen[2].starts_with("<?php\nclass M\n{\n    private const MAP"));
+    // An element of several lines is one sibling; its inner lines are another list's.
+    let seen = windows("m.php", PHP_MAP, "'z'");
+    assert_eq!(seen[0], "<?php\n[\n            'z',\n\n];\n");
+    assert_eq!(seen[1], "<?php\n[\n        'b' => [\n            'z',\n        ],\n\n];\n");
+}
+
+#[test]
+fn a_parameters_default_array_is_no_list_region() {
+    let seen = windows("m.php", PHP_MAP, "'k' => 1");
+    assert!(seen.iter().all(|w| !w.starts_with("<?php\n[\n")), "{seen:?}");
+}

@@ -292,3 +292,33 @@ fn regions_found_one_after_another_report_in_file_order() {
     assert_eq!(symbols, ["a", "b", "c"]);
     assert_eq!(clean.items_before.len(), clean.items_after.len());
 }
+
+#[test]
+fn an_element_edited_in_a_php_array_is_checked_on_its_line() {
+    let php = "<?php\nclass M\n{\n    private const MAP = [\n        'a' => ['x', 'y'],\n        'b' => ['z'],\n    ];\n}\n";
+    let at = php.find("'y'").expect("y");
+    assert!(clean("m.php", php, at, 3, "'y2'"));
+    // A dropped comma before the next element breaks the file: a region must not say clean.
+    let at = php.find("],\n        'b'").expect("comma") + 1;
+    assert!(!clean("m.php", php, at, 1, ""));
+    // The last element may drop its trailing comma.
+    let at = php.find("['z'],").expect("z") + 5;
+    assert!(clean("m.php", php, at, 1, ""));
+    // An element that no longer parses is left to the whole file.
+    let at = php.find("'y'").expect("y");
+    assert!(!clean("m.php", php, at, 3, "'y' =>"));
+}
+
+#[test]
+fn an_edit_in_a_large_php_array_parses_its_element_not_the_array() {
+    let rows: String = (0..500).map(|i| format!("        'k{i}' => ['v{i}'],\n")).collect();
+    let php = format!("<?php\nclass M\n{{\n    private const MAP = [\n{rows}    ];\n}}\n");
+    let at = php.find("'v250'").expect("v250");
+    let after = php.replacen("'v250'", "'v250b'", 1);
+    let provider = provider_for("m.php").expect("provider");
+    let ranges = [(at..at + 6, at..at + 7)];
+    let clean = check(provider, php.as_bytes(), after.as_bytes(), &ranges)
+        .expect("parses")
+        .expect("a clean region");
+    assert!(clean.spent < 100, "parsed {} bytes", clean.spent);
+}
