@@ -154,7 +154,8 @@ impl FileChange {
         match self.after.as_ref()? {
             PostImage::Whole(bytes) => Some(Cow::Borrowed(bytes.as_slice())),
             PostImage::Spliced(pieces) => {
-                let before = self.before.as_ref().map_or(&[][..], |b| &b.bytes[..]);
+                let before = self.before.as_ref().map(|b| b.bytes.get());
+                let before = before.as_deref().unwrap_or_default();
                 Some(Cow::Owned(rebuild(before, &self.ranges, pieces)))
             }
         }
@@ -181,22 +182,27 @@ impl FileChange {
     }
 
     /// Keeps only the new text of the changed ranges of a modified file's post-image (the rest
-    /// is the pre-image's), when that is provably all it differs by. A plan of many files
-    /// would otherwise hold every file twice until it is published.
-    pub fn shrink_after(&mut self) {
-        let (Some(PostImage::Whole(after)), Some(before)) = (&self.after, &self.before) else {
+    /// is the pre-image's), when that is provably all it differs by, and the pre-image
+    /// compressed. A plan of many files would otherwise hold every file twice, at full size,
+    /// until it is published.
+    pub fn shrink(&mut self) {
+        let Some(before) = &mut self.before else {
             return;
         };
-        if let Some(pieces) = pieces(&before.bytes, after, &self.ranges) {
+        if let Some(PostImage::Whole(after)) = &self.after {
+            let Some(pieces) = pieces(&before.bytes.get(), after, &self.ranges) else {
+                return;
+            };
             self.after = Some(PostImage::Spliced(Arc::new(pieces)));
         }
+        before.bytes.pack();
     }
 
     /// Empties the pre-image and the post-image, once everything that reads them (the
     /// ledger, a diff) is done: the digests, the spans and the edit reports stay.
     pub fn drop_images(&mut self) {
         if let Some(before) = &mut self.before {
-            before.bytes = Arc::default();
+            before.bytes = Default::default();
         }
         if self.after.is_some() {
             self.after = Some(PostImage::Whole(Arc::default()));

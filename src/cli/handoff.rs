@@ -114,6 +114,7 @@ pub fn run(ws: &Workspace, diff_path: &str, file: &str) -> Result<Report> {
     let target = path::resolve(ws, &spec)?;
     let snapshot = snapshot::read_text(&target)?;
     let text = snapshot.text();
+    let text = &*text;
     let mut search = Search {
         rel: &target.rel,
         text,

@@ -201,6 +201,7 @@ fn check_flags(args: &ReadArgs) -> Result<()> {
 
 fn line_view(path: &TargetPath, snapshot: &Snapshot, args: &ReadArgs) -> FileView {
     let text = snapshot.text();
+    let text = &*text;
     let lines = split(text);
     let first = args.offset.unwrap_or(1);
     let shown: Vec<LineView> = lines
@@ -234,10 +235,12 @@ fn ast_view(path: &TargetPath, snapshot: &Snapshot, args: &ReadArgs) -> Result<F
         .detail("path", path.rel.as_str())
         .hint("Use `read --mode line` for LINE:HASH anchors.")
     })?;
-    let parsed = SourceTree::parse(provider, &snapshot.bytes)?;
-    let (count, first) = parsed.errors(&snapshot.bytes);
+    let bytes = snapshot.bytes.get();
+    let parsed = SourceTree::parse(provider, &bytes)?;
+    let (count, first) = parsed.errors(&bytes);
     let errors = (count > 0).then_some((count, first));
     let text = snapshot.text();
+    let text = &*text;
     let focus = if let Some(symbol) = &args.symbol {
         let (item, _) = node::find_in(&parsed, &Target::Symbol(symbol.clone()), text, &path.rel)?;
         let lines = split(text);
@@ -261,7 +264,7 @@ fn ast_view(path: &TargetPath, snapshot: &Snapshot, args: &ReadArgs) -> Result<F
     } else {
         let pattern = args.name.as_deref().map(node::glob).transpose()?;
         let items = parsed
-            .items(&snapshot.bytes)
+            .items(&bytes)
             .iter()
             .filter(|i| args.kind.as_ref().is_none_or(|k| i.kind == *k))
             .filter(|i| !args.exclude_kind.contains(&i.kind))

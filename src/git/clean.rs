@@ -48,7 +48,9 @@ pub fn index_ids(
             let unmoved = before.stamp.settled(before.read_at) && stat_matches(&entry.stat, before);
             let clean = match racy(&entry.stat, written) {
                 // git compares a racy entry's content: so do we, by its blob id.
-                true => unmoved && super::ledger::blob_id(repo, &before.bytes) == Some(entry.id),
+                true => {
+                    unmoved && super::ledger::blob_id(repo, &before.bytes.get()) == Some(entry.id)
+                }
                 false => {
                     unmoved
                         && repo

@@ -192,8 +192,10 @@ fn mismatches(
         let problem = match (&change.before, entry) {
             (Some(_), None) => Some("is not in the index"),
             (Some(before), Some(entry))
-                if super::ledger::blob_id(repo, &to_git.convert_in(rel, &before.bytes, index)?)
-                    != Some(entry.id) =>
+                if super::ledger::blob_id(
+                    repo,
+                    &to_git.convert_in(rel, &before.bytes.get(), index)?,
+                ) != Some(entry.id) =>
             {
                 Some("does not match the index (it has unstaged changes)")
             }

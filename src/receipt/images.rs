@@ -103,7 +103,7 @@ fn place(repo: &gix::Repository, pre: &[PreImage]) -> Placed {
         let place = match found.or_else(|| held(repo, &mut recent, image)) {
             Some(found) => Place::Found(found),
             None if image.before.bytes.len() >= ledger::Hashing::WORTH => {
-                Place::Writing(ledger::Writing::start(repo, &image.before.bytes))
+                Place::Writing(ledger::Writing::start(repo, &image.before.bytes.shared()))
             }
             None => Place::Write,
         };
@@ -137,7 +137,7 @@ pub fn add(
                     referenced.extend(blob.map(|id| (key, id)));
                 }
                 Place::Writing(writing) => tree.entries.push((key, writing.id()?)),
-                Place::Write => drop(tree.add(repo, key, &before.bytes)?),
+                Place::Write => drop(tree.add(repo, key, &before.bytes.get())?),
             }
         }
         let Some(after) = change.after_bytes() else {
@@ -146,7 +146,7 @@ pub fn add(
         let spliced = change
             .before
             .as_ref()
-            .and_then(|b| crate::git::splices::encode(&b.bytes, &after, &change.ranges));
+            .and_then(|b| crate::git::splices::encode(&b.bytes.get(), &after, &change.ranges));
         match spliced {
             Some(encoded) => drop(tree.add(repo, format!("splices/{rel}"), &encoded)?),
             None => drop(tree.add(repo, format!("after/{rel}"), &after)?),

@@ -473,7 +473,10 @@ fn file_record(repo: &gix::Repository, change: &FileChange, images: &Images) -> 
         mode_after,
         sha256_before: change.digest_before().map(Digest::to_hex),
         sha256_after: change.digest_after().map(Digest::to_hex),
-        blob_before: change.before.as_ref().and_then(|b| id("before", &b.bytes)),
+        blob_before: change
+            .before
+            .as_ref()
+            .and_then(|b| id("before", &b.bytes.get())),
         blob_after: change.after_bytes().and_then(|a| id("after", &a)),
     }
 }

@@ -15,7 +15,8 @@ const CONTEXT: usize = 3;
 /// The diff of one file ("" when it does not change).
 pub fn file_diff(change: &FileChange) -> String {
     let empty: &[u8] = &[];
-    let old = change.before.as_ref().map_or(empty, |s| s.bytes.as_slice());
+    let old = change.before.as_ref().map(|s| s.bytes.get());
+    let old = old.as_deref().unwrap_or(empty);
     let after = change.after_bytes();
     let new = after.as_deref().unwrap_or(empty);
     let path = &change.path.rel;

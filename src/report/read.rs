@@ -73,7 +73,7 @@ impl FileView {
     pub fn new(path: &TargetPath, snapshot: &Snapshot, language: Language, focus: Focus) -> Self {
         let text = match focus {
             Focus::Lines { .. } => String::new(),
-            _ => snapshot.text().to_owned(),
+            _ => snapshot.text().into_owned(),
         };
         Self {
             path: path.rel.clone(),

@@ -45,7 +45,7 @@ fn versions(file: &FileChange) -> Result<Option<(Decls<'_>, Decls<'_>)>> {
     let after = file.after_bytes();
     let read = api::versions(
         &file.path.rel,
-        &before.bytes,
+        &before.bytes.get(),
         after.as_deref(),
         &file.ranges,
     )?;

@@ -229,7 +229,7 @@ fn unchanged_since(files: &[FileChange]) -> bool {
             let now = std::fs::symlink_metadata(&c.path.abs).map(|m| Stamp::of(&m));
             let proven = before.stamp.settled(before.read_at)
                 && now.as_ref().is_ok_and(|s| *s == before.stamp);
-            proven || same_content(&c.path.abs, &before.bytes)
+            proven || same_content(&c.path.abs, &before.bytes.get())
         }
         None => std::fs::symlink_metadata(&c.path.abs).is_err(),
     })

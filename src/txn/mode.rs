@@ -36,7 +36,7 @@ pub fn set(change: &mut FileChange, executable: bool) {
         change.after = change
             .before
             .as_ref()
-            .map(|b| PostImage::Whole(b.bytes.clone()));
+            .map(|b| PostImage::Whole(b.bytes.shared()));
         change.after_digest = change.digest_before();
     }
 }

@@ -52,7 +52,7 @@ pub fn split(
         .before
         .clone()
         .ok_or_else(|| Error::internal("a moved file has a pre-image"))?;
-    let content = change.after_arc().unwrap_or_else(|| before.bytes.clone());
+    let content = change.after_arc().unwrap_or_else(|| before.bytes.shared());
     let digest = change.after_digest.unwrap_or(before.digest);
     let mut destination = arrive(&dest, (content, digest), &change, chained, options)
         .map_err(|e| no_replace_hint(plan, e))
@@ -279,10 +279,10 @@ impl Source {
             )
             .detail("path", from.rel.as_str())
         })?;
-        let parsed = SourceTree::parse(provider, &before.bytes)?;
+        let parsed = SourceTree::parse(provider, &before.bytes.get())?;
         parsed.addressable(&from.rel, "moved")?;
         Ok(Self {
-            text: before.text().to_owned(),
+            text: before.text().into_owned(),
             digest: before.digest,
             parsed,
         })

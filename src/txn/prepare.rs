@@ -23,9 +23,10 @@ use crate::workspace::snapshot::{self, Snapshot};
 type ChangedRanges = Vec<(Range<usize>, Range<usize>)>;
 
 /// From this many files on, a modified file's post-image is held as the new text of its
-/// changed ranges only ([`FileChange::shrink_after`]) from the moment the file is prepared:
-/// the plan's files are not all held twice until the publish. Fewer files keep whole
-/// post-images, so one edit does not rebuild its file for each reader.
+/// changed ranges only, and its pre-image compressed ([`FileChange::shrink`]), from the moment
+/// the file is prepared: the plan's files are not all held twice, at full size, until the
+/// publish. Fewer files keep whole images, so one edit does not rebuild its file for each
+/// reader.
 pub(super) const SHRINK_FROM: usize = 16;
 
 /// Operations of one file, in plan order.
@@ -47,7 +48,7 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
             .map(|change| super::mode::apply(plan, &g.ops, change))
             .and_then(|c| moves::split(ws, plan, &g.ops, c, options))?;
         if shrink {
-            changes.iter_mut().for_each(FileChange::shrink_after);
+            changes.iter_mut().for_each(FileChange::shrink);
         }
         Ok(changes)
     };
@@ -287,8 +288,9 @@ fn restored(
     }
     // Described by what it changes, so that the ledger stores the restore as splices and the
     // API guard reads the regions around it.
-    let ranges = vec![crate::plan::splice::changed(&before.bytes, content)];
-    let action = match splice::same_bytes(&before.bytes, content, &ranges) {
+    let pre = before.bytes.shared();
+    let ranges = vec![crate::plan::splice::changed(&pre, content)];
+    let action = match splice::same_bytes(&pre, content, &ranges) {
         true => Action::Unchanged,
         false => Action::Modified,
     };
@@ -304,7 +306,8 @@ fn restored(
     if action == Action::Modified {
         // Observed, never refused: an undo puts back bytes that were there before. The gate's
         // regions also give the API guard the declarations around the change.
-        let before = change.before.as_ref().map(|b| b.bytes.as_slice());
+        let pre = change.before.as_ref().map(|b| b.bytes.shared());
+        let before = pre.as_deref().map(Vec::as_slice);
         let rules = Rules::new(false, true);
         let syntax = gate::check(
             &g.path.rel,
@@ -387,7 +390,7 @@ fn change(
 ) -> FileChange {
     let shared = ranges.first().map_or(0, |r| r.0.start);
     let after_digest = match (&after, &before) {
-        (Some(bytes), Some(b)) => Some(b.marks.digest_of(&b.bytes, bytes, shared)),
+        (Some(bytes), Some(b)) => Some(b.marks.digest_of(&b.bytes.get(), bytes, shared)),
         (Some(bytes), None) => Some(Digest::of(bytes)),
         (None, _) => None,
     };
@@ -420,10 +423,11 @@ fn prepare_edits(
         structural,
     } = resolve_file(plan, &g.ops, &g.path, &before, options.exact)?;
     super::overlap::refuse(plan, &mut splices, &matches, &g.path)?;
-    let after = splice::apply(&before.bytes, &splices);
-    let edits = reports(plan, &matches, &splices, &before.bytes, &after);
-    let ranges = splice::changed_ranges(&before.bytes, &splices);
-    if splice::same_bytes(&before.bytes, &after, &ranges) {
+    let pre = before.bytes.shared();
+    let after = splice::apply(&pre, &splices);
+    let edits = reports(plan, &matches, &splices, &pre, &after);
+    let ranges = splice::changed_ranges(&pre, &splices);
+    if splice::same_bytes(&pre, &after, &ranges) {
         return Ok(unchanged(g, before, edits));
     }
     config_result(plan, g, &after)?;
@@ -436,7 +440,7 @@ fn prepare_edits(
     );
     let syntax = gate::check(
         &g.path.rel,
-        Some((&before.bytes, source.as_ref())),
+        Some((&pre, source.as_ref())),
         &after,
         &ranges,
         rules,

@@ -11,6 +11,7 @@
 //! first run on several threads for many files; the pre-images of a committed transaction are
 //! removed while the caller records its receipt.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use crate::change::{Action, FileChange};
 use crate::error::{Code, Error, Result};
+use crate::plan::Digest;
 use crate::txn::journal::{Journal, Leftovers, Restored};
 use crate::txn::record::{Entry, Record, sync_dir};
 use crate::workspace::durable::{Fsync, policy};
@@ -244,6 +246,14 @@ fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
     let (Some(tmp), Some(bytes)) = (&entry.tmp, change.after_bytes()) else {
         return Ok(());
     };
+    // Bytes rebuilt from pieces (and a compressed pre-image) are written only when they are
+    // exactly the bytes proven.
+    if matches!(bytes, Cow::Owned(_)) && Some(Digest::of(&bytes)) != change.after_digest {
+        return Err(std::io::Error::other(format!(
+            "the new content rebuilt for {} is not the content proven",
+            change.path.rel
+        )));
+    }
     let mode = change
         .new_permissions
         .as_ref()

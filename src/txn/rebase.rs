@@ -30,7 +30,7 @@ pub fn bind(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Result<Plan> {
         .filter(|c| {
             !c.before
                 .as_ref()
-                .is_some_and(|b| super::same_content(&c.path.abs, &b.bytes))
+                .is_some_and(|b| super::same_content(&c.path.abs, &b.bytes.get()))
         })
         .map(|c| (c.path.key.as_str(), c))
         .collect();
@@ -120,7 +120,8 @@ fn rebase_lines(
     };
     let first = moved(start.line);
     let last = end.as_ref().map_or(first, |e| moved(e.line));
-    let Ok(old) = std::str::from_utf8(&before.bytes) else {
+    let bytes = before.bytes.get();
+    let Ok(old) = std::str::from_utf8(&bytes) else {
         return Ok(());
     };
     let old_lines = split(old);
@@ -200,12 +201,13 @@ pub fn mark(proven: &[FileChange], files: &mut [FileChange]) -> Result<()> {
         if old.digest_before() == change.digest_before() {
             continue;
         }
+        let (was_bytes, now_bytes) = (pre_image(old), pre_image(change));
         for k in 0..change.edits.len() {
             let edit = &change.edits[k];
             let Some(was) = old.edits.iter().find(|e| e.op == edit.op) else {
                 continue;
             };
-            same_regions(old, was, change, edit)?;
+            same_regions((&was_bytes, was), (&now_bytes, edit), &change.path.rel)?;
             if let (Some(from), Some(to)) = (lines(was), lines(edit)) {
                 change.edits[k].rebased = Some(Rebased { from, to });
             }
@@ -214,9 +216,17 @@ pub fn mark(proven: &[FileChange], files: &mut [FileChange]) -> Result<()> {
     Ok(())
 }
 
-/// The bytes an edit replaces, in the file it was resolved on.
-fn replaced<'c>(change: &'c FileChange, edit: &EditReport) -> Vec<&'c [u8]> {
-    let bytes = change.before.as_ref().map_or(&[][..], |b| &b.bytes[..]);
+/// A file's pre-image (empty for a created file), unpacked once for all its edits.
+fn pre_image(change: &FileChange) -> std::sync::Arc<Vec<u8>> {
+    change
+        .before
+        .as_ref()
+        .map(|b| b.bytes.shared())
+        .unwrap_or_default()
+}
+
+/// The bytes an edit replaces, in the pre-image `bytes` it was resolved on.
+fn replaced<'c>(bytes: &'c [u8], edit: &EditReport) -> Vec<&'c [u8]> {
     edit.byte_ranges
         .iter()
         .map(|(old, _)| bytes.get(old.clone()).unwrap_or_default())
@@ -227,12 +237,11 @@ fn replaced<'c>(change: &'c FileChange, edit: &EditReport) -> Vec<&'c [u8]> {
 /// text it replaced when it was proven: a symbol edit whose body another agent changed, or a
 /// structure whose comments did, is refused rather than overwritten.
 fn same_regions(
-    old: &FileChange,
-    was: &EditReport,
-    now: &FileChange,
-    edit: &EditReport,
+    (was_bytes, was): (&[u8], &EditReport),
+    (now_bytes, edit): (&[u8], &EditReport),
+    path: &str,
 ) -> Result<()> {
-    let (before, after) = (replaced(old, was), replaced(now, edit));
+    let (before, after) = (replaced(was_bytes, was), replaced(now_bytes, edit));
     let same = match before.len() == after.len() {
         true => before == after,
         // `all` occurrences: as many as there are now, each the text proven.
@@ -245,10 +254,10 @@ fn same_regions(
         Code::EvidenceChanged,
         format!(
             "{}: the text {} replaces changed since it was read (another edit landed)",
-            now.path.rel, edit.pointer
+            path, edit.pointer
         ),
     )
-    .detail("path", now.path.rel.as_str())
+    .detail("path", path)
     .detail("pointer", edit.pointer.as_str())
     .hint("Re-read the file and rebuild the edit against its current content."))
 }

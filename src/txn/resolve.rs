@@ -61,7 +61,8 @@ pub fn resolve_file(
     before: &Snapshot,
     exact: bool,
 ) -> Result<FileEdits> {
-    let file = FileText::new(before.text());
+    let text = before.text();
+    let file = FileText::new(&text);
     let mut out = FileEdits {
         splices: Vec::new(),
         matches: Vec::new(),

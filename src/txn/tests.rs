@@ -138,3 +138,63 @@ proptest! {
         prop_assert!(std::fs::read_dir(journal).map(|d| d.count()).unwrap_or(0) == 0);
     }
 }
+
+/// Twenty files of a few KiB, one edit each: enough for the engine to hold pre-images
+/// compressed and post-images as pieces.
+fn many_files(dir: &std::path::Path) -> (Workspace, Plan) {
+    let case = Case {
+        files: (0..20)
+            .map(|i| format!("head {i}\n{}tail {i}\n", "line of code;\n".repeat(200)))
+            .collect(),
+        edits: Vec::new(),
+    };
+    let mut case = case;
+    for (i, text) in case.files.iter().enumerate() {
+        std::fs::write(dir.join(format!("f{i}.txt")), text).expect("write");
+        case.edits
+            .push((i, 0, format!("head {i}").len(), format!("HEAD{i}")));
+    }
+    let ws = Workspace::scratch(std::fs::canonicalize(dir).expect("canonical"));
+    (ws, plan(&case))
+}
+
+#[test]
+fn a_many_file_plan_holds_packed_pre_images_and_writes_every_byte() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (ws, plan) = many_files(dir.path());
+    let files = crate::txn::prepare::prepare(&ws, &plan, &Options::default()).expect("prepared");
+    let packed = |c: &crate::change::FileChange| {
+        let before = c.before.as_ref().expect("pre-image");
+        matches!(before.bytes, crate::workspace::image::Image::Packed(_))
+    };
+    assert!(files.iter().all(packed));
+    execute(&ws, &plan, Options::default()).expect("applied");
+    for i in 0..20 {
+        let now = std::fs::read_to_string(dir.path().join(format!("f{i}.txt"))).expect("read");
+        let expected = format!("HEAD{i}\n{}tail {i}\n", "line of code;\n".repeat(200));
+        assert_eq!(now, expected, "f{i}.txt");
+    }
+}
+
+/// A post-image rebuilt from pieces that are not the ones proven is never written: staging
+/// checks it against its digest, and every file keeps its bytes.
+#[test]
+fn staging_refuses_a_rebuilt_image_that_is_not_the_one_proven() {
+    use crate::change::PostImage;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (ws, plan) = many_files(dir.path());
+    let before = tree(dir.path());
+    let mut files =
+        crate::txn::prepare::prepare(&ws, &plan, &Options::default()).expect("prepared");
+    let Some(PostImage::Spliced(pieces)) = &files[7].after else {
+        panic!("a many-file plan holds pieces");
+    };
+    let mut wrong = pieces.to_vec();
+    wrong[0] ^= 1;
+    files[7].after = Some(PostImage::Spliced(std::sync::Arc::new(wrong)));
+    let writes: Vec<&crate::change::FileChange> = files.iter().collect();
+    let keys = files.iter().map(|c| c.path.key.clone()).collect();
+    let published = crate::txn::publish::publish(&ws.journal_dir(), &writes, keys);
+    assert!(published.is_err());
+    assert_eq!(tree(dir.path()), before);
+}

@@ -12,6 +12,7 @@ pub mod as_read;
 pub mod discover;
 pub mod durable;
 pub mod failpoint;
+pub mod image;
 pub mod lock;
 pub mod open;
 pub mod path;

@@ -8,12 +8,13 @@ use std::time::SystemTime;
 
 use crate::error::{Code, Error, Result};
 use crate::plan::{Digest, Marks};
+use crate::workspace::image::Image;
 use crate::workspace::path::TargetPath;
 
 /// A file's content as read, with what is needed to write it back faithfully.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
-    pub bytes: Arc<Vec<u8>>,
+    pub bytes: Image,
     pub digest: Digest,
     /// Hash states along a large file's bytes, for the digest of its new version.
     pub marks: Marks,
@@ -94,8 +95,11 @@ impl Stamp {
 
 impl Snapshot {
     /// The content as text; the snapshot was checked to be UTF-8 when read.
-    pub fn text(&self) -> &str {
-        std::str::from_utf8(&self.bytes).unwrap_or_default()
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self.bytes.get() {
+            std::borrow::Cow::Borrowed(b) => std::str::from_utf8(b).unwrap_or_default().into(),
+            std::borrow::Cow::Owned(b) => String::from_utf8(b).unwrap_or_default().into(),
+        }
     }
 }
 
@@ -192,7 +196,7 @@ pub fn read_text(path: &TargetPath) -> Result<Snapshot> {
     Ok(Snapshot {
         digest,
         marks,
-        bytes,
+        bytes: bytes.into(),
         permissions: meta.permissions(),
         stamp,
         read_at,
@@ -224,7 +228,7 @@ pub fn read_any(path: &TargetPath) -> Result<Snapshot> {
     Ok(Snapshot {
         digest,
         marks,
-        bytes,
+        bytes: bytes.into(),
         permissions: meta.permissions(),
         stamp,
         read_at,

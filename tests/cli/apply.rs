@@ -300,15 +300,20 @@ fn a_many_file_plan_reports_every_file_from_what_the_engine_kept() {
 }
 
 /// A plan of many files holds each post-image as the new text of its changed ranges
-/// (`change::Image::Spliced`): the files, the receipt, `verify` and `undo` all see the whole
-/// bytes, with several edits per file, a CRLF file, one that shrinks and one that grows.
+/// (`change::PostImage::Spliced`) and each pre-image of more than a few hundred bytes
+/// compressed (`workspace::image::Image::Packed`): the files, the receipt, `verify` and `undo`
+/// all see the whole bytes, with several edits per file, a CRLF file, one that shrinks and one
+/// that grows.
 #[test]
 fn a_many_file_plan_writes_records_and_undoes_every_byte() {
     let repo = Repo::new();
     let file = |i: usize| match i % 3 {
-        0 => format!("a = {i}\r\nb = {i}\r\nc = {i}\r\n"),
-        1 => format!("head\n{}tail {i}\n", "mid\n".repeat(i)),
-        _ => format!("x{i}\ny{i}\nz{i}"),
+        0 => format!(
+            "a = {i}\r\n{}c = {i}\r\n",
+            format!("b = {i}\r\n").repeat(i * 20)
+        ),
+        1 => format!("head\n{}tail {i}\n", "mid\n".repeat(i * 40)),
+        _ => format!("x{i}\n{}z{i}", format!("y{i}\n").repeat(i * 30)),
     };
     let mut edits = Vec::new();
     for i in 0..24 {
@@ -327,9 +332,12 @@ fn a_many_file_plan_writes_records_and_undoes_every_byte() {
     let (rc, doc) = repo.json(&["apply", "plan.json"]);
     assert_eq!(rc, 0, "{doc}");
     let edited = |i: usize| match i % 3 {
-        0 => format!("[{i}]\r\nb = {i}\r\nend\r\nmore\r\n"),
-        1 => format!("[{i}]{}end\nmore\n", "mid\n".repeat(i)),
-        _ => format!("[{i}]y{i}\nend\nmore\n"),
+        0 => format!(
+            "[{i}]\r\n{}end\r\nmore\r\n",
+            format!("b = {i}\r\n").repeat(i * 20)
+        ),
+        1 => format!("[{i}]{}end\nmore\n", "mid\n".repeat(i * 40)),
+        _ => format!("[{i}]{}end\nmore\n", format!("y{i}\n").repeat(i * 30)),
     };
     for i in 0..24 {
         assert_eq!(repo.text(&format!("f{i:02}.txt")), edited(i), "f{i:02}.txt");

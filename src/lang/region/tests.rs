@@ -178,11 +178,17 @@ fn an_element_of_a_php_array_value_is_a_region_in_brackets_of_its_own() {
     // An element of several lines is one sibling; its inner lines are another list's.
     let seen = windows("m.php", PHP_MAP, "'z'");
     assert_eq!(seen[0], "<?php\n[\n            'z',\n\n];\n");
-    assert_eq!(seen[1], "<?php\n[\n        'b' => [\n            'z',\n        ],\n\n];\n");
+    assert_eq!(
+        seen[1],
+        "<?php\n[\n        'b' => [\n            'z',\n        ],\n\n];\n"
+    );
 }
 
 #[test]
 fn a_parameters_default_array_is_no_list_region() {
     let seen = windows("m.php", PHP_MAP, "'k' => 1");
-    assert!(seen.iter().all(|w| !w.starts_with("<?php\n[\n")), "{seen:?}");
+    assert!(
+        seen.iter().all(|w| !w.starts_with("<?php\n[\n")),
+        "{seen:?}"
+    );
 }

@@ -311,7 +311,9 @@ fn an_element_edited_in_a_php_array_is_checked_on_its_line() {
 
 #[test]
 fn an_edit_in_a_large_php_array_parses_its_element_not_the_array() {
-    let rows: String = (0..500).map(|i| format!("        'k{i}' => ['v{i}'],\n")).collect();
+    let rows: String = (0..500)
+        .map(|i| format!("        'k{i}' => ['v{i}'],\n"))
+        .collect();
     let php = format!("<?php\nclass M\n{{\n    private const MAP = [\n{rows}    ];\n}}\n");
     let at = php.find("'v250'").expect("v250");
     let after = php.replacen("'v250'", "'v250b'", 1);

@@ -110,15 +110,16 @@ fn splices(change: &FileChange, report: &EditReport) -> Vec<Value> {
     let Some(before) = &change.before else {
         return Vec::new();
     };
+    let pre = before.bytes.get();
     let after = change.after_bytes();
-    let after = after.as_deref().unwrap_or(&before.bytes);
+    let after = after.as_deref().unwrap_or(&pre);
     report
         .byte_ranges
         .iter()
         .enumerate()
         .map(|(k, (old, new))| {
             let lines = report.spans.get(k);
-            let old_bytes = before.bytes.get(old.clone()).unwrap_or_default();
+            let old_bytes = pre.get(old.clone()).unwrap_or_default();
             let new_bytes = after.get(new.clone()).unwrap_or_default();
             json!({
                 "file": change.path.rel,
