@@ -22,6 +22,7 @@ use crate::git::ledger::{self, TreeFiles};
 use crate::plan::{Digest, Plan};
 use crate::txn;
 use crate::workspace::Workspace;
+use crate::workspace::image::Image;
 
 /// What the command knows about its write before it happens.
 #[derive(Clone, Debug)]
@@ -31,8 +32,9 @@ pub struct Intent {
     pub label: String,
     pub dialect: String,
     /// The raw bytes the plan was compiled from (the command line, as JSON, for flag forms),
-    /// shared: a retried intent is a copy of the first, and an input may be megabytes.
-    pub input: std::sync::Arc<[u8]>,
+    /// shared: a retried intent is a copy of the first. An input of megabytes (a plan of
+    /// thousands of edits) waits for its receipt compressed.
+    pub input: Image,
     /// Their sha256, computed once.
     pub input_digest: Digest,
     pub undoes: Option<Reference>,
@@ -51,6 +53,8 @@ impl Intent {
     /// `plan-<first 12 hex of the input's sha256>`.
     pub fn for_plan(command: &str, plan: &Plan, input: Vec<u8>) -> Self {
         let digest = Digest::of(&input);
+        let mut input = Image::from(input);
+        input.pack();
         let label = plan
             .label
             .clone()
@@ -60,7 +64,7 @@ impl Intent {
             kind: Kind::Apply,
             label,
             dialect: plan.dialect.to_owned(),
-            input: input.into(),
+            input,
             input_digest: digest,
             undoes: None,
             acknowledged_api_changes: Vec::new(),
@@ -164,7 +168,7 @@ impl Recorder {
             let document = serde_json::to_vec_pretty(&receipt)
                 .map_err(|e| Error::internal(format!("serialising the receipt: {e}")))?;
             tree.add(repo, "receipt.json".to_owned(), &document)?;
-            tree.add(repo, "input".to_owned(), &self.intent.input)?;
+            tree.add(repo, "input".to_owned(), &self.intent.input.get())?;
             let tree_id = ledger::write_tree(repo, &tree)?;
             Ok((tree_id, receipt))
         })?;
