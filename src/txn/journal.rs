@@ -69,9 +69,14 @@ impl Journal {
         let path = dir.join(format!("{}.journal", record.id));
         let written = (|| -> std::io::Result<File> {
             failpoint::io("write", "journal")?;
-            let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+            let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
             file.lock()?;
-            file.write_all(&serde_json::to_vec(&record).map_err(std::io::Error::other)?)?;
+            // Written through a buffer: the record of a plan of many files is a megabyte,
+            // which a document built first would hold (and grow) on the heap.
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, &file);
+            serde_json::to_writer(&mut out, &record).map_err(std::io::Error::other)?;
+            out.flush()?;
+            drop(out);
             crate::workspace::durable::sync_file(&file, "journal")?;
             failpoint::io("rename", "journal")?;
             fs::rename(&tmp, &path)?;
