@@ -256,8 +256,8 @@ fn work_tree(
         let receipt = recorded_json(watch.recorder(), &outcome);
         (outcome, receipt)
     };
-    let diff =
-        (!flags.diff && !flags.no_diff && !outcome.dry_run).then(|| report::commit_diff(&outcome));
+    let diff = (!flags.diff && !flags.no_diff && !outcome.dry_run)
+        .then(|| report::commit_diff(&mut outcome.files));
     if !flags.diff {
         txn::drop_images(&mut outcome.files);
     }

@@ -313,15 +313,18 @@ pub fn applied(report: &Report) -> Value {
 }
 
 /// identedit's view of a committed write: `diff: {text, file_moves}`, the unified diff of what
-/// was actually written and the files moved (`{from, to}`).
-pub fn commit_diff(outcome: &Outcome) -> Value {
-    let changed = outcome
-        .files
-        .iter()
-        .filter(|c| c.action != Action::Unchanged);
-    let text: String = changed.map(diff::file_diff).collect();
-    let moves: Vec<Value> = outcome
-        .files
+/// was actually written and the files moved (`{from, to}`). Each file's images are let go
+/// once its diff is written (the rest of a report needs only their digests), so that a plan
+/// of many files does not hold every image and the whole diff at once.
+pub fn commit_diff(files: &mut [FileChange]) -> Value {
+    let mut text = String::new();
+    for change in files.iter_mut() {
+        if change.action != Action::Unchanged {
+            text.push_str(&diff::file_diff(change));
+        }
+        change.drop_images();
+    }
+    let moves: Vec<Value> = files
         .iter()
         .filter_map(|c| match &c.moved {
             Some(crate::change::Moved::From(from)) => Some(json!({"from": from, "to": c.path.rel})),
