@@ -153,11 +153,28 @@ impl FileChange {
     pub fn after_bytes(&self) -> Option<Cow<'_, [u8]>> {
         match self.after.as_ref()? {
             PostImage::Whole(bytes) => Some(Cow::Borrowed(bytes.as_slice())),
-            PostImage::Spliced(pieces) => {
-                let before = self.before.as_ref().map(|b| b.bytes.get());
-                let before = before.as_deref().unwrap_or_default();
-                Some(Cow::Owned(rebuild(before, &self.ranges, pieces)))
+            PostImage::Spliced(_) => {
+                let before = self.before_bytes();
+                Some(Cow::Owned(self.after_segments(&before)?.concat()))
             }
+        }
+    }
+
+    /// The pre-image's bytes (none for a created file), unpacked when held compressed.
+    pub fn before_bytes(&self) -> Cow<'_, [u8]> {
+        self.before
+            .as_ref()
+            .map_or(Cow::Borrowed(&[][..]), |b| b.bytes.get())
+    }
+
+    /// The bytes to publish (absent for a deleted file) as the stretches that make them up, in
+    /// order: the whole post-image, or the unchanged stretches of `before` (the pre-image's
+    /// bytes, from [`FileChange::before_bytes`]) around the new text of each changed range. A
+    /// writer takes them as they are; nothing is rebuilt.
+    pub fn after_segments<'a>(&'a self, before: &'a [u8]) -> Option<Vec<&'a [u8]>> {
+        match self.after.as_ref()? {
+            PostImage::Whole(bytes) => Some(vec![bytes.as_slice()]),
+            PostImage::Spliced(pieces) => Some(segments(before, &self.ranges, pieces)),
         }
     }
 
@@ -238,20 +255,28 @@ fn pieces(before: &[u8], after: &[u8], ranges: &[(Range<usize>, Range<usize>)]) 
     (before.get(old_at..)? == after.get(new_at..)?).then_some(out)
 }
 
-/// `before` with every range of `ranges` replaced by its new text, taken in order from
-/// `pieces` (the inverse of [`pieces`]).
-fn rebuild(before: &[u8], ranges: &[(Range<usize>, Range<usize>)], pieces: &[u8]) -> Vec<u8> {
-    let added: usize = ranges.iter().map(|(_, new)| new.len()).sum();
-    let removed: usize = ranges.iter().map(|(old, _)| old.len()).sum();
-    let mut out = Vec::with_capacity(before.len() + added - removed);
+/// The stretches that make up `before` with every range of `ranges` replaced by its new text
+/// (taken in order from `pieces`; the inverse of [`pieces`]): each unchanged stretch, then the
+/// next range's new text, and the unchanged tail.
+fn segments<'a>(
+    before: &'a [u8],
+    ranges: &[(Range<usize>, Range<usize>)],
+    pieces: &'a [u8],
+) -> Vec<&'a [u8]> {
+    let mut out = Vec::with_capacity(2 * ranges.len() + 1);
     let (mut old_at, mut taken) = (0, 0);
     for (old, new) in ranges {
-        out.extend_from_slice(&before[old_at..old.start]);
-        out.extend_from_slice(&pieces[taken..taken + new.len()]);
+        out.push(&before[old_at..old.start]);
+        out.push(&pieces[taken..taken + new.len()]);
         (old_at, taken) = (old.end, taken + new.len());
     }
-    out.extend_from_slice(&before[old_at..]);
+    out.push(&before[old_at..]);
     out
+}
+
+#[cfg(test)]
+fn rebuild(before: &[u8], ranges: &[(Range<usize>, Range<usize>)], pieces: &[u8]) -> Vec<u8> {
+    segments(before, ranges, pieces).concat()
 }
 
 #[cfg(test)]

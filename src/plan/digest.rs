@@ -15,6 +15,13 @@ impl Digest {
         Self(Sha256::digest(bytes).into())
     }
 
+    /// The digest of `parts` one after the other.
+    pub fn of_parts(parts: &[&[u8]]) -> Self {
+        let mut hasher = Sha256::new();
+        parts.iter().for_each(|part| hasher.update(part));
+        Self(hasher.finalize().into())
+    }
+
     /// Parses 64 hex digits, optionally prefixed by `sha256:`; upper case is accepted.
     pub fn parse(text: &str) -> Result<Self> {
         let hex = text.strip_prefix("sha256:").unwrap_or(text);

@@ -14,11 +14,11 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::io::{IoSlice, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::change::{Action, FileChange};
+use crate::change::{Action, FileChange, PostImage};
 use crate::error::{Code, Error, Result};
 use crate::plan::Digest;
 use crate::txn::journal::{Journal, Leftovers, Restored};
@@ -243,14 +243,22 @@ fn create_dirs(dirs: &[PathBuf]) -> std::io::Result<()> {
 }
 
 fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
-    let (Some(tmp), Some(bytes)) = (&entry.tmp, change.after_bytes()) else {
+    let Some(tmp) = &entry.tmp else {
         return Ok(());
     };
-    // Bytes rebuilt from pieces (and a compressed pre-image) are written only when they are
-    // exactly the bytes proven.
-    if matches!(bytes, Cow::Owned(_)) && Some(Digest::of(&bytes)) != change.after_digest {
+    let pieced = matches!(change.after, Some(PostImage::Spliced(_)));
+    let before = match pieced {
+        true => change.before_bytes(),
+        false => Cow::Borrowed(&[][..]),
+    };
+    let Some(segments) = change.after_segments(&before) else {
+        return Ok(());
+    };
+    // Bytes put together from pieces (and a compressed pre-image) are written only when they
+    // are exactly the bytes proven.
+    if pieced && Some(Digest::of_parts(&segments)) != change.after_digest {
         return Err(std::io::Error::other(format!(
-            "the new content rebuilt for {} is not the content proven",
+            "the new content put together for {} is not the content proven",
             change.path.rel
         )));
     }
@@ -270,7 +278,26 @@ fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
         file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
     failpoint::io("write", "stage")?;
-    file.write_all(&bytes)
+    write_segments(&mut file, &segments)
+}
+
+/// Writes `segments` one after the other, in as few `writev` calls as the kernel allows.
+fn write_segments(file: &mut fs::File, segments: &[&[u8]]) -> std::io::Result<()> {
+    let mut slices: Vec<IoSlice<'_>> = segments
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| IoSlice::new(s))
+        .collect();
+    let mut rest = &mut slices[..];
+    while !rest.is_empty() {
+        match file.write_vectored(rest) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut rest, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Keeps every pre-image alive beside the journal: a hard link, or a copy across devices.

@@ -198,3 +198,32 @@ fn staging_refuses_a_rebuilt_image_that_is_not_the_one_proven() {
     assert!(published.is_err());
     assert_eq!(tree(dir.path()), before);
 }
+
+/// Staging writes a post-image held as pieces stretch by stretch: a file emptied whole, and
+/// one of more stretches than one `writev` takes (600 edits, 1,201 stretches), land byte for
+/// byte.
+#[test]
+fn staged_pieces_land_for_an_emptied_file_and_one_of_many_edits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let many: String = (0..600).map(|j| format!("k{j} = {j};\n")).collect();
+    let mut files = vec!["gone;\n".repeat(200), many.clone()];
+    files.extend((2..20).map(|i| format!("head {i}\n{}", "line;\n".repeat(200))));
+    let mut edits = vec![(0, 0, files[0].len(), String::new())];
+    for j in 0..600 {
+        let at = many.find(&format!("k{j} =")).expect("line");
+        edits.push((1, at, format!("k{j} =").len(), format!("K{j} =")));
+    }
+    edits.extend((2..20).map(|i| (i, 0, format!("head {i}").len(), format!("HEAD{i}"))));
+    let case = Case { files, edits };
+    for (i, text) in case.files.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("f{i}.txt")), text).expect("write");
+    }
+    let ws = Workspace::scratch(std::fs::canonicalize(dir.path()).expect("canonical"));
+    execute(&ws, &plan(&case), Options::default()).expect("applied");
+    let expected = model(&case).expect("the model applies");
+    for (i, text) in expected.iter().enumerate() {
+        let now = std::fs::read_to_string(dir.path().join(format!("f{i}.txt"))).expect("read");
+        assert_eq!(&now, text, "f{i}.txt");
+    }
+    assert_eq!(expected[0], "");
+}
