@@ -11,7 +11,6 @@
 //! first run on several threads for many files; the pre-images of a committed transaction are
 //! removed while the caller records its receipt.
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fs::{self, OpenOptions};
 use std::io::{IoSlice, Write};
@@ -246,12 +245,30 @@ fn stage(entry: &Entry, change: &FileChange) -> std::io::Result<()> {
     let Some(tmp) = &entry.tmp else {
         return Ok(());
     };
+    UNPACKED.with_borrow_mut(|buffer| {
+        let staged = stage_with(tmp, change, buffer);
+        // A buffer of a megabyte or more is mapped on its own, so freeing it leaves no hole;
+        // keeping it would hold it for the life of a thread that may serve many commands.
+        if buffer.capacity() >= 1 << 20 {
+            *buffer = Vec::new();
+        }
+        staged
+    })
+}
+
+thread_local! {
+    /// A staging thread's buffer for compressed pre-images, reused from file to file: a fresh
+    /// buffer per file can leave freed holes of every size in the thread's heap.
+    static UNPACKED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn stage_with(tmp: &Path, change: &FileChange, buffer: &mut Vec<u8>) -> std::io::Result<()> {
     let pieced = matches!(change.after, Some(PostImage::Spliced(_)));
-    let before = match pieced {
-        true => change.before_bytes(),
-        false => Cow::Borrowed(&[][..]),
+    let before = match (&change.before, pieced) {
+        (Some(before), true) => before.bytes.get_into(buffer),
+        _ => &[][..],
     };
-    let Some(segments) = change.after_segments(&before) else {
+    let Some(segments) = change.after_segments(before) else {
         return Ok(());
     };
     // Bytes put together from pieces (and a compressed pre-image) are written only when they

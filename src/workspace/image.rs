@@ -50,6 +50,18 @@ impl Image {
         }
     }
 
+    /// The bytes, into `buffer` when packed (its old content replaced; a reader of many
+    /// images reuses one buffer instead of leaving a freed one of each size behind).
+    pub fn get_into<'a>(&'a self, buffer: &'a mut Vec<u8>) -> &'a [u8] {
+        match self {
+            Self::Whole(bytes) => bytes.as_slice(),
+            Self::Packed(packed) => {
+                packed.unpack_into(buffer);
+                buffer.as_slice()
+            }
+        }
+    }
+
     /// The bytes, shared when whole.
     pub fn shared(&self) -> Arc<Vec<u8>> {
         match self {
@@ -90,8 +102,16 @@ impl Packed {
     /// bytes and never left its memory, so they always unpack; staging checks every rebuilt
     /// image against its digest before anything is written.
     fn unpack(&self) -> Vec<u8> {
-        match lz4_flex::block::decompress(&self.data, self.len) {
-            Ok(bytes) if bytes.len() == self.len => bytes,
+        let mut bytes = Vec::new();
+        self.unpack_into(&mut bytes);
+        bytes
+    }
+
+    fn unpack_into(&self, buffer: &mut Vec<u8>) {
+        buffer.clear();
+        buffer.resize(self.len, 0);
+        match lz4_flex::block::decompress_into(&self.data, buffer) {
+            Ok(len) if len == self.len => {}
             _ => unreachable!("an image packed in memory by this process failed to unpack"),
         }
     }
@@ -115,6 +135,8 @@ mod tests {
             prop_assert_eq!(image.len(), bytes.len());
             prop_assert_eq!(&image.get()[..], &bytes[..]);
             prop_assert_eq!(&image.shared()[..], &bytes[..]);
+            let mut buffer = b"left over from another file".to_vec();
+            prop_assert_eq!(image.get_into(&mut buffer), &bytes[..]);
         }
     }
 
