@@ -160,6 +160,21 @@ impl FileChange {
         }
     }
 
+    /// [`FileChange::after_bytes`] on the pre-image's bytes `before`, rebuilt into `buffer`
+    /// when held as pieces: a reader of many files reuses one buffer.
+    pub fn after_into<'a>(&'a self, before: &[u8], buffer: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        match self.after.as_ref()? {
+            PostImage::Whole(bytes) => Some(bytes.as_slice()),
+            PostImage::Spliced(_) => {
+                buffer.clear();
+                for segment in self.after_segments(before)? {
+                    buffer.extend_from_slice(segment);
+                }
+                Some(buffer.as_slice())
+            }
+        }
+    }
+
     /// The pre-image's bytes (none for a created file), unpacked when held compressed.
     pub fn before_bytes(&self) -> Cow<'_, [u8]> {
         self.before

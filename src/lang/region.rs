@@ -13,8 +13,9 @@
 //!   and is parsed under its own head, so that its members keep their names: a Python
 //!   `class`, and in brace languages (not C/C++) a `class`, `interface`, `trait`, `enum` or
 //!   Rust `impl` whose head starts at column 0 (`class A extends B {`, a head of a few lines
-//!   without `=`, `;` or another brace); the region then ends with a `}`. Top level (level 0)
-//!   is the whole file.
+//!   without `=`, `;` or another brace); the region then ends with a `}`. A PHP array literal's
+//!   body qualifies as a list of elements (`Lines::list_body`). Top level (level 0) is the
+//!   whole file.
 //! - **Boundaries.** Inside a level, a region starts and ends at *sibling starts*: lines at
 //!   exactly that indentation that begin a statement (a word, a comment, a string, `$`, `@`,
 //!   `#`, `<`; not a closer, an operator or a continuation keyword such as `else`), whose

@@ -114,7 +114,8 @@ fn place(repo: &gix::Repository, pre: &[PreImage]) -> Placed {
 
 /// Files the images of every changed file in `tree`, each pre-image where `placing`
 /// decided (decided now when it did not). Returns the blob ids of pre-images filed by
-/// reference (for `blob_before`).
+/// reference (for `blob_before`) and of smaller post-images filed as splices (for
+/// `blob_after`, hashed while their bytes are at hand).
 pub fn add(
     repo: &gix::Repository,
     tree: &mut TreeFiles,
@@ -126,9 +127,15 @@ pub fn add(
         .unwrap_or_else(|| place(repo, &PreImage::of(files)))
         .0;
     let mut referenced = Images::new();
+    // Each file's images are unpacked and rebuilt into the same two buffers.
+    let (mut unpacked, mut rebuilt) = (Vec::new(), Vec::new());
     for change in changed(files) {
         let rel = &change.path.rel;
-        if let Some(before) = &change.before {
+        let pre = change
+            .before
+            .as_ref()
+            .map_or(&[][..], |b| b.bytes.get_into(&mut unpacked));
+        if change.before.is_some() {
             let key = format!("before/{rel}");
             match placed.remove(rel).unwrap_or(Place::Write) {
                 Place::Found(Found::Blob(id)) => tree.entries.push((key, id)),
@@ -137,19 +144,26 @@ pub fn add(
                     referenced.extend(blob.map(|id| (key, id)));
                 }
                 Place::Writing(writing) => tree.entries.push((key, writing.id()?)),
-                Place::Write => drop(tree.add(repo, key, &before.bytes.get())?),
+                Place::Write => drop(tree.add(repo, key, pre)?),
             }
         }
-        let Some(after) = change.after_bytes() else {
+        let Some(after) = change.after_into(pre, &mut rebuilt) else {
             continue;
         };
         let spliced = change
             .before
             .as_ref()
-            .and_then(|b| crate::git::splices::encode(&b.bytes.get(), &after, &change.ranges));
+            .and_then(|_| crate::git::splices::encode(pre, after, &change.ranges));
         match spliced {
-            Some(encoded) => drop(tree.add(repo, format!("splices/{rel}"), &encoded)?),
-            None => drop(tree.add(repo, format!("after/{rel}"), &after)?),
+            Some(encoded) => {
+                tree.add(repo, format!("splices/{rel}"), &encoded)?;
+                // A large one is being hashed since the publish began (`large_post_images`).
+                if after.len() < ledger::Hashing::WORTH {
+                    let id = ledger::blob_id(repo, after);
+                    referenced.extend(id.map(|id| (format!("after/{rel}"), id)));
+                }
+            }
+            None => drop(tree.add(repo, format!("after/{rel}"), after)?),
         }
     }
     Ok(referenced)

@@ -444,13 +444,16 @@ fn rebased(intent: &Intent, files: &[FileChange]) -> Vec<serde_json::Value> {
 /// One changed path; blob ids come from `images` when the blobs were written, else they are
 /// computed (a dry run writes nothing).
 fn file_record(repo: &gix::Repository, change: &FileChange, images: &Images) -> FileRecord {
-    let id = |side: &str, bytes: &[u8]| {
-        images
-            .get(&format!("{side}/{}", change.path.rel))
-            .copied()
-            .or_else(|| ledger::blob_id(repo, bytes))
-            .map(|id| id.to_string())
-    };
+    // The bytes are read (unpacked, rebuilt) only for an id the receipt's tree lacks.
+    let known = |side: &str| images.get(&format!("{side}/{}", change.path.rel)).copied();
+    let blob_before = change
+        .before
+        .as_ref()
+        .and_then(|b| known("before").or_else(|| ledger::blob_id(repo, &b.bytes.get())));
+    let blob_after = change
+        .after
+        .as_ref()
+        .and_then(|_| known("after").or_else(|| ledger::blob_id(repo, &change.after_bytes()?)));
     let mode_before = change.before.as_ref().map(|b| mode(&b.permissions));
     let mode_after = match change.action {
         Action::Deleted => None,
@@ -477,11 +480,8 @@ fn file_record(repo: &gix::Repository, change: &FileChange, images: &Images) -> 
         mode_after,
         sha256_before: change.digest_before().map(Digest::to_hex),
         sha256_after: change.digest_after().map(Digest::to_hex),
-        blob_before: change
-            .before
-            .as_ref()
-            .and_then(|b| id("before", &b.bytes.get())),
-        blob_after: change.after_bytes().and_then(|a| id("after", &a)),
+        blob_before: blob_before.map(|id| id.to_string()),
+        blob_after: blob_after.map(|id| id.to_string()),
     }
 }
 
