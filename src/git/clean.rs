@@ -41,6 +41,9 @@ pub fn index_ids(
     else {
         return HashMap::new();
     };
+    // Compressed pre-images are unpacked into one buffer: a fresh one per file, between
+    // the map's keys, left a hole of each size behind (10 MiB on W4, whose entries are racy).
+    let mut unpacked = Vec::new();
     touched
         .iter()
         .filter_map(|&(rel, before)| {
@@ -49,7 +52,9 @@ pub fn index_ids(
             let clean = match racy(&entry.stat, written) {
                 // git compares a racy entry's content: so do we, by its blob id.
                 true => {
-                    unmoved && super::ledger::blob_id(repo, &before.bytes.get()) == Some(entry.id)
+                    unmoved
+                        && super::ledger::blob_id(repo, before.bytes.get_into(&mut unpacked))
+                            == Some(entry.id)
                 }
                 false => {
                     unmoved
