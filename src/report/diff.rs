@@ -14,19 +14,26 @@ const CONTEXT: usize = 3;
 
 /// The diff of one file ("" when it does not change).
 pub fn file_diff(change: &FileChange) -> String {
-    let empty: &[u8] = &[];
-    let old = change.before.as_ref().map(|s| s.bytes.get());
-    let old = old.as_deref().unwrap_or(empty);
+    let old = change.before_bytes();
     let after = change.after_bytes();
-    let new = after.as_deref().unwrap_or(empty);
+    let mut out = String::new();
+    write_file_diff(&mut out, change, &old, after.as_deref().unwrap_or_default());
+    out
+}
+
+/// Appends the diff of one file to `out`, given its images (`old` and `new`, empty for a
+/// side that does not exist).
+pub fn write_file_diff(out: &mut String, change: &FileChange, old: &[u8], new: &[u8]) {
     let path = &change.path.rel;
     let mode = change
         .before
         .as_ref()
         .map_or("100644", |s| mode_of(&s.permissions));
-    let mut out = format!("diff --git a/{path} b/{path}\n");
+    if change.action == Action::Unchanged {
+        return;
+    }
+    let _ = writeln!(out, "diff --git a/{path} b/{path}");
     let regions = match change.action {
-        Action::Unchanged => return String::new(),
         Action::Created => {
             let _ = write!(out, "new file mode 100644\n--- /dev/null\n+++ b/{path}\n");
             vec![(0..0, 0..new.len())]
@@ -38,7 +45,7 @@ pub fn file_diff(change: &FileChange) -> String {
             );
             vec![(0..old.len(), 0..0)]
         }
-        Action::Modified => {
+        Action::Modified | Action::Unchanged => {
             let _ = write!(out, "--- a/{path}\n+++ b/{path}\n");
             merge(
                 same_line(old, &change.ranges)
@@ -48,8 +55,7 @@ pub fn file_diff(change: &FileChange) -> String {
             )
         }
     };
-    hunks(&mut out, old, new, &regions);
-    out
+    hunks(out, old, new, &regions);
 }
 
 /// The diff between two stored images (`None`: the file did not exist on that side), as one

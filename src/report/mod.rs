@@ -318,9 +318,16 @@ pub fn applied(report: &Report) -> Value {
 /// of many files does not hold every image and the whole diff at once.
 pub fn commit_diff(files: &mut [FileChange]) -> Value {
     let mut text = String::new();
+    // Every file's images are unpacked and rebuilt into the same two buffers.
+    let (mut unpacked, mut rebuilt) = (Vec::new(), Vec::new());
     for change in files.iter_mut() {
         if change.action != Action::Unchanged {
-            text.push_str(&diff::file_diff(change));
+            let old = change
+                .before
+                .as_ref()
+                .map_or(&[][..], |b| b.bytes.get_into(&mut unpacked));
+            let new = change.after_into(old, &mut rebuilt).unwrap_or_default();
+            diff::write_file_diff(&mut text, change, old, new);
         }
         change.drop_images();
     }
