@@ -175,6 +175,14 @@ impl FileChange {
         }
     }
 
+    /// [`FileChange::before_bytes`], unpacked into `buffer` when held compressed: a reader of
+    /// many files reuses one buffer.
+    pub fn before_into<'a>(&'a self, buffer: &'a mut Vec<u8>) -> &'a [u8] {
+        self.before
+            .as_ref()
+            .map_or(&[][..], |b| b.bytes.get_into(buffer))
+    }
+
     /// The pre-image's bytes (none for a created file), unpacked when held compressed.
     pub fn before_bytes(&self) -> Cow<'_, [u8]> {
         self.before

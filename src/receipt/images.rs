@@ -131,10 +131,7 @@ pub fn add(
     let (mut unpacked, mut rebuilt) = (Vec::new(), Vec::new());
     for change in changed(files) {
         let rel = &change.path.rel;
-        let pre = change
-            .before
-            .as_ref()
-            .map_or(&[][..], |b| b.bytes.get_into(&mut unpacked));
+        let pre = change.before_into(&mut unpacked);
         if change.before.is_some() {
             let key = format!("before/{rel}");
             match placed.remove(rel).unwrap_or(Place::Write) {

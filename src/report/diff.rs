@@ -24,14 +24,14 @@ pub fn file_diff(change: &FileChange) -> String {
 /// Appends the diff of one file to `out`, given its images (`old` and `new`, empty for a
 /// side that does not exist).
 pub fn write_file_diff(out: &mut String, change: &FileChange, old: &[u8], new: &[u8]) {
+    if change.action == Action::Unchanged {
+        return;
+    }
     let path = &change.path.rel;
     let mode = change
         .before
         .as_ref()
         .map_or("100644", |s| mode_of(&s.permissions));
-    if change.action == Action::Unchanged {
-        return;
-    }
     let _ = writeln!(out, "diff --git a/{path} b/{path}");
     let regions = match change.action {
         Action::Created => {

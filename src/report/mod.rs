@@ -322,10 +322,7 @@ pub fn commit_diff(files: &mut [FileChange]) -> Value {
     let (mut unpacked, mut rebuilt) = (Vec::new(), Vec::new());
     for change in files.iter_mut() {
         if change.action != Action::Unchanged {
-            let old = change
-                .before
-                .as_ref()
-                .map_or(&[][..], |b| b.bytes.get_into(&mut unpacked));
+            let old = change.before_into(&mut unpacked);
             let new = change.after_into(old, &mut rebuilt).unwrap_or_default();
             diff::write_file_diff(&mut text, change, old, new);
         }

@@ -264,9 +264,9 @@ thread_local! {
 
 fn stage_with(tmp: &Path, change: &FileChange, buffer: &mut Vec<u8>) -> std::io::Result<()> {
     let pieced = matches!(change.after, Some(PostImage::Spliced(_)));
-    let before = match (&change.before, pieced) {
-        (Some(before), true) => before.bytes.get_into(buffer),
-        _ => &[][..],
+    let before = match pieced {
+        true => change.before_into(buffer),
+        false => &[][..],
     };
     let Some(segments) = change.after_segments(before) else {
         return Ok(());
