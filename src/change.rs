@@ -238,6 +238,25 @@ impl FileChange {
         before.bytes.pack();
     }
 
+    /// This change with its lasting data (images, reports, paths) allocated anew by the
+    /// calling thread; what the syntax gate read for the API guard, which is let go right after
+    /// the guard, stays where it is. A plan of many files is prepared on worker threads, each
+    /// allocating from its own glibc arena, where a file's lasting data lands between the
+    /// pages its parses used and freed: kept there, a few bytes of it pin each page, and the
+    /// arenas stay as large as the parses ever made them. Moved out as each file is done, it
+    /// is packed together in the calling thread's arena, and the workers reuse their pages.
+    pub fn relocated(mut self) -> Self {
+        let syntax = self.syntax.take();
+        let mut copy = self.clone();
+        if let Some(before) = &mut copy.before {
+            before.bytes = before.bytes.deep_copy();
+            before.marks = before.marks.deep_copy();
+        }
+        copy.after = self.after.as_ref().map(PostImage::deep_copy);
+        copy.syntax = syntax;
+        copy
+    }
+
     /// Empties the pre-image and the post-image, once everything that reads them (the
     /// ledger, a diff) is done: the digests, the spans and the edit reports stay.
     pub fn drop_images(&mut self) {
@@ -258,6 +277,16 @@ pub enum PostImage {
     /// Only the new text of the change's `ranges`, one after the other; every other byte is
     /// the pre-image's.
     Spliced(Arc<Vec<u8>>),
+}
+
+impl PostImage {
+    /// A copy whose bytes are allocated anew, by the calling thread.
+    fn deep_copy(&self) -> Self {
+        match self {
+            Self::Whole(bytes) => Self::Whole(Arc::new(bytes.to_vec())),
+            Self::Spliced(pieces) => Self::Spliced(Arc::new(pieces.to_vec())),
+        }
+    }
 }
 
 /// The new text of every range of `after`, when `after` is `before` with exactly those ranges

@@ -82,6 +82,11 @@ impl fmt::Debug for Digest {
 pub struct Marks(std::sync::Arc<Vec<Sha256>>);
 
 impl Marks {
+    /// A copy whose states are allocated anew, by the calling thread.
+    pub fn deep_copy(&self) -> Self {
+        Self(std::sync::Arc::new(self.0.to_vec()))
+    }
+
     /// Bytes between two marks (a multiple of sha256's 64-byte block).
     pub const EVERY: usize = 1 << 20;
 

@@ -5,6 +5,19 @@
 /// machine's cores, one file at a time (most of preparing is parsing for the gate); a few
 /// stay on the calling thread.
 pub fn each<G: Sync, T: Send>(groups: &[G], work: impl Fn(&G) -> T + Sync) -> Vec<T> {
+    each_settled(groups, work, |t| t)
+}
+
+/// [`each`], where every result made on a worker thread is passed, as it arrives, through
+/// `settle` on the calling thread, while the workers go on (a result made on the calling
+/// thread is kept as it is). glibc gives each thread its own arena: results that outlive the
+/// workers would otherwise stay scattered among the pages of their parses, pinning them (see
+/// `FileChange::relocated`).
+pub fn each_settled<G: Sync, T: Send>(
+    groups: &[G],
+    work: impl Fn(&G) -> T + Sync,
+    settle: impl FnMut(T) -> T,
+) -> Vec<T> {
     const PER_THREAD: usize = 8;
     // Asking for the cores reads the cgroup's files: not on the path of a few files.
     if groups.len() < 2 * PER_THREAD {
@@ -15,27 +28,46 @@ pub fn each<G: Sync, T: Send>(groups: &[G], work: impl Fn(&G) -> T + Sync) -> Ve
         return groups.iter().map(work).collect();
     }
     crate::alloc::return_freed_parser_pages_at_once();
+    let mut done = shared_out(groups, &work, threads, settle);
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
+}
+
+/// `work` on every group over `threads` workers, each result settled on the calling thread.
+fn shared_out<G: Sync, T: Send>(
+    groups: &[G],
+    work: &(impl Fn(&G) -> T + Sync),
+    threads: usize,
+    mut settle: impl FnMut(T) -> T,
+) -> Vec<(usize, T)> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
-        let pull = || {
-            let mut mine = Vec::new();
-            loop {
+    let (sender, results) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        let pull = |sender: std::sync::mpsc::Sender<(usize, T)>| {
+            let next = &next;
+            move || loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(g) = groups.get(i) else {
                     crate::alloc::release_thread_parser_memory();
-                    return mine;
+                    return;
                 };
-                mine.push((i, work(g)));
+                if sender.send((i, work(g))).is_err() {
+                    return;
+                }
             }
         };
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(pull)).collect();
-        let joined = handles.into_iter().map(|h| h.join());
-        joined
-            .flat_map(|r| r.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
-    });
-    done.sort_unstable_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, t)| t).collect()
+        let handles: Vec<_> = (0..threads)
+            .map(|_| scope.spawn(pull(sender.clone())))
+            .collect();
+        drop(sender);
+        let done: Vec<(usize, T)> = results.iter().map(|(i, t)| (i, settle(t))).collect();
+        for handle in handles {
+            if let Err(panic) = handle.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        done
+    })
 }
 
 /// The machine's cores (as the process may use them), asked once: asking reads the cgroup's
@@ -63,5 +95,27 @@ mod tests {
     fn a_workers_panic_reaches_the_caller() {
         let groups: Vec<usize> = (0..200).collect();
         each(&groups, |&g| assert!(g != 100, "group {g}"));
+    }
+
+    #[test]
+    fn every_result_of_a_worker_is_settled_once_on_the_calling_thread() {
+        let caller = std::thread::current().id();
+        let groups: Vec<usize> = (0..200).collect();
+        let mut settled = 0;
+        let out = super::each_settled(
+            &groups,
+            |&g| (g, std::thread::current().id()),
+            |(g, made_by)| {
+                assert_eq!(std::thread::current().id(), caller);
+                settled += 1;
+                (g, made_by)
+            },
+        );
+        assert_eq!(out.iter().map(|(g, _)| *g).collect::<Vec<_>>(), groups);
+        let by_workers = out.iter().filter(|(_, made_by)| *made_by != caller).count();
+        assert_eq!(settled, by_workers);
+        if super::cores() > 1 {
+            assert_eq!(by_workers, groups.len(), "the calling thread only settles");
+        }
     }
 }

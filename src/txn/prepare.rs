@@ -52,7 +52,10 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
         }
         Ok(changes)
     };
-    for prepared in super::parallel::each(&groups, one) {
+    let settle = |prepared: Result<Vec<FileChange>>| {
+        prepared.map(|changes| changes.into_iter().map(FileChange::relocated).collect())
+    };
+    for prepared in super::parallel::each_settled(&groups, one, settle) {
         match prepared {
             Ok(more) => changes.extend(more),
             Err(e) => failures.push(e),

@@ -81,6 +81,17 @@ impl Image {
         self.len() == 0
     }
 
+    /// A copy whose bytes are allocated anew, by the calling thread.
+    pub fn deep_copy(&self) -> Self {
+        match self {
+            Self::Whole(bytes) => Self::Whole(Arc::new(bytes.to_vec())),
+            Self::Packed(packed) => Self::Packed(Arc::new(Packed {
+                len: packed.len,
+                data: packed.data.clone(),
+            })),
+        }
+    }
+
     /// Compresses the bytes in place when that saves memory (a small or incompressible file
     /// stays whole). A file shared with another holder is left whole, since packing would
     /// then keep both.
