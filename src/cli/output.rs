@@ -4,12 +4,11 @@
 
 use std::io::{IsTerminal, Write};
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::cli::{Cli, Format};
 use crate::error::{EXIT_OK, Error, Result};
-use crate::report::{self, Report, SCHEMA_VERSION};
+use crate::report::{self, Part, Report, SCHEMA_VERSION};
 use crate::txn::journal::Recovered;
 
 /// The format asked for, or JSON when stdout is not a terminal.
@@ -87,7 +86,7 @@ fn write_json_line(out: impl Write, document: &impl serde::Serialize) {
 /// JSON text of their part instead (see `Report::splice`).
 struct Spliced<'a> {
     document: &'a Value,
-    parts: &'a [(String, Box<RawValue>)],
+    parts: &'a [(String, Part)],
 }
 
 impl serde::Serialize for Spliced<'_> {

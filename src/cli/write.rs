@@ -263,7 +263,7 @@ fn work_tree(
     }
     let mut report = report::outcome(plan, &outcome, flags.diff);
     if let Some(diff) = diff {
-        report.json.insert("diff".into(), diff);
+        report.splice("diff", report::Part::Diff(diff));
     }
     report.json.insert("receipt".into(), receipt);
     if flags.stage {

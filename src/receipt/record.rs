@@ -168,6 +168,8 @@ impl Recorder {
             let document = serde_json::to_vec_pretty(&receipt)
                 .map_err(|e| Error::internal(format!("serialising the receipt: {e}")))?;
             tree.add(repo, "receipt.json".to_owned(), &document)?;
+            // A plan of many files has a receipt and an input of a megabyte each: one at a time.
+            drop(document);
             tree.add(repo, "input".to_owned(), &self.intent.input.get())?;
             let tree_id = ledger::write_tree(repo, &tree)?;
             Ok((tree_id, receipt))

@@ -33,9 +33,33 @@ pub struct Report {
     /// Exit code of a result that is not an error but not a success either (`verify`:
     /// 1 failed, 3 incomplete). `None` is 0.
     pub exit: Option<u8>,
-    /// Values already serialized to JSON text, each printed in place of the `null` its key
-    /// holds in `json` (see [`Report::splice`]).
-    pub spliced: Vec<(String, Box<RawValue>)>,
+    /// Values held in a form of their own, each printed in place of the `null` its key holds
+    /// in `json` (see [`Report::splice`]).
+    pub spliced: Vec<(String, Part)>,
+}
+
+/// A large value of a report, held not as a tree of JSON values but in the form it is printed
+/// from.
+pub enum Part {
+    /// JSON text, printed as it is.
+    Text(Box<RawValue>),
+    /// A commit's diff: `{text, file_moves}` (see [`commit_diff`]).
+    Diff(CommitDiff),
+}
+
+impl serde::Serialize for Part {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Text(text) => text.serialize(serializer),
+            Self::Diff(diff) => diff.serialize(serializer),
+        }
+    }
+}
+
+impl From<Box<RawValue>> for Part {
+    fn from(text: Box<RawValue>) -> Self {
+        Self::Text(text)
+    }
 }
 
 impl Report {
@@ -72,16 +96,16 @@ impl Report {
     /// Adds `key` to `json`, its value given as JSON text: the key takes its place in `json`
     /// (holding `null`) and the text is printed there. A large part of a document is then not
     /// held as a tree of values.
-    pub fn splice(&mut self, key: &str, text: Box<RawValue>) {
+    pub fn splice(&mut self, key: &str, part: impl Into<Part>) {
         self.json.insert(key.to_owned(), Value::Null);
         self.spliced.retain(|(k, _)| k != key);
-        self.spliced.push((key.to_owned(), text));
+        self.spliced.push((key.to_owned(), part.into()));
     }
 
-    /// The value of `key`, read back from its text when it was spliced.
+    /// The value of `key`, read back from its part when it was spliced.
     pub fn value(&self, key: &str) -> Option<Value> {
         match self.spliced.iter().find(|(k, _)| k == key) {
-            Some((_, text)) => serde_json::from_str(text.get()).ok(),
+            Some((_, part)) => serde_json::to_value(part).ok(),
             None => self.json.get(key).cloned(),
         }
     }
@@ -89,9 +113,9 @@ impl Report {
     /// `json` with every spliced value read back in its place.
     pub fn into_json(self) -> Map<String, Value> {
         let mut json = self.json;
-        for (key, text) in self.spliced {
+        for (key, part) in self.spliced {
             if let Some(slot) = json.get_mut(&key) {
-                *slot = serde_json::from_str(text.get()).unwrap_or(Value::Null);
+                *slot = serde_json::to_value(&part).unwrap_or(Value::Null);
             }
         }
         json
@@ -314,28 +338,67 @@ pub fn applied(report: &Report) -> Value {
 
 /// identedit's view of a committed write: `diff: {text, file_moves}`, the unified diff of what
 /// was actually written and the files moved (`{from, to}`). Each file's images are let go
-/// once its diff is written (the rest of a report needs only their digests), so that a plan
-/// of many files does not hold every image and the whole diff at once.
-pub fn commit_diff(files: &mut [FileChange]) -> Value {
-    let mut text = String::new();
-    // Every file's images are unpacked and rebuilt into the same two buffers.
-    let (mut unpacked, mut rebuilt) = (Vec::new(), Vec::new());
+/// once its diff is written (the rest of a report needs only their digests), and its diff is
+/// kept apart, printed in turn into one JSON string: a plan of many files holds neither every
+/// image and the whole diff at once, nor the diff as one block of memory that the images' freed
+/// space cannot hold.
+pub fn commit_diff(files: &mut [FileChange]) -> CommitDiff {
+    let mut per_file = Vec::with_capacity(files.len());
+    // Every file's images are unpacked, rebuilt and diffed into the same three buffers.
+    let (mut unpacked, mut rebuilt, mut text) = (Vec::new(), Vec::new(), String::new());
     for change in files.iter_mut() {
         if change.action != Action::Unchanged {
             let old = change.before_into(&mut unpacked);
             let new = change.after_into(old, &mut rebuilt).unwrap_or_default();
+            text.clear();
             diff::write_file_diff(&mut text, change, old, new);
+            per_file.push(text.as_str().into());
         }
         change.drop_images();
     }
-    let moves: Vec<Value> = files
+    let file_moves = files
         .iter()
         .filter_map(|c| match &c.moved {
             Some(crate::change::Moved::From(from)) => Some(json!({"from": from, "to": c.path.rel})),
             _ => None,
         })
         .collect();
-    json!({"text": text, "file_moves": moves})
+    CommitDiff {
+        per_file,
+        file_moves,
+    }
+}
+
+/// A commit's unified diff, one file's text at a time, and the files it moved.
+pub struct CommitDiff {
+    per_file: Vec<Box<str>>,
+    file_moves: Vec<Value>,
+}
+
+impl serde::Serialize for CommitDiff {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("text", &Joined(&self.per_file))?;
+        map.serialize_entry("file_moves", &self.file_moves)?;
+        map.end()
+    }
+}
+
+/// Texts printed one after the other as one JSON string (`collect_str` writes each as it
+/// comes, escaped, without joining them first).
+struct Joined<'a>(&'a [Box<str>]);
+
+impl std::fmt::Display for Joined<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|text| f.write_str(text))
+    }
+}
+
+impl serde::Serialize for Joined<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// The `error` object of a failure document.
@@ -405,4 +468,35 @@ pub fn recovered(recovered: &[Recovered]) -> (Value, String) {
         })
         .collect();
     (json!(recovered), text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CommitDiff, Part, Report};
+    use serde_json::json;
+
+    /// A diff kept one file at a time prints, and reads back, as the one string it joins to:
+    /// escapes included, across the files' boundaries.
+    #[test]
+    fn a_diff_kept_per_file_prints_as_one_string() {
+        let per_file = [
+            "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-\"é\"\n",
+            "+\t\\\u{1}\n",
+            "",
+        ];
+        let diff = || CommitDiff {
+            per_file: per_file.iter().map(|&t| t.into()).collect(),
+            file_moves: vec![json!({"from": "a", "to": "b"})],
+        };
+        let expected = json!({"text": per_file.concat(), "file_moves": [{"from": "a", "to": "b"}]});
+        let printed = serde_json::to_string(&Part::Diff(diff())).expect("serializes");
+        assert_eq!(
+            printed,
+            serde_json::to_string(&expected).expect("serializes")
+        );
+        let mut report = Report::default();
+        report.splice("diff", Part::Diff(diff()));
+        assert_eq!(report.value("diff"), Some(expected.clone()));
+        assert_eq!(report.into_json().get("diff"), Some(&expected));
+    }
 }
