@@ -99,21 +99,25 @@ pub fn compile(input: &[u8], dialect: Option<Dialect>) -> Result<Plan> {
         Error::malformed("the input is none of the dialects: a source_edit_plan, SEARCH/REPLACE blocks, a Codex patch or a unified diff")
             .hint("Pass --dialect plan|blocks|codex|diff if detection is wrong.")
     })?;
-    if dialect == Dialect::Plan {
-        return plan_json::parse(input);
-    }
-    if dialect == Dialect::List {
-        return edit_list(input);
-    }
-    let text =
-        std::str::from_utf8(input).map_err(|_| Error::malformed("the input is not valid UTF-8"))?;
     let mut plan = match dialect {
-        Dialect::Blocks => blocks::parse(text)?,
-        Dialect::Codex => codex::parse(text)?,
-        _ => unified_diff::parse(text)?,
+        Dialect::Plan => plan_json::parse(input)?,
+        Dialect::List => edit_list(input)?,
+        _ => {
+            let text = std::str::from_utf8(input)
+                .map_err(|_| Error::malformed("the input is not valid UTF-8"))?;
+            let mut plan = match dialect {
+                Dialect::Blocks => blocks::parse(text)?,
+                Dialect::Codex => codex::parse(text)?,
+                _ => unified_diff::parse(text)?,
+            };
+            plan.dialect = dialect.name();
+            plan.input_sha256 = Some(Digest::of(input));
+            plan
+        }
     };
-    plan.dialect = dialect.name();
-    plan.input_sha256 = Some(Digest::of(input));
+    // The plan lives through the whole command: a list grown by doubling would keep up to
+    // half its room empty (0.9 MB of W4's 5,000 operations).
+    plan.ops.shrink_to_fit();
     Ok(plan)
 }
 

@@ -432,6 +432,8 @@ fn side_text(body: &[&str], first: usize, old: bool) -> Result<(String, bool)> {
             text.push('\n');
         }
     }
+    // Kept with the plan for the whole command: no room grown by doubling left empty.
+    text.shrink_to_fit();
     Ok((text, open))
 }
 
