@@ -28,6 +28,7 @@ pub fn each_settled<G: Sync, T: Send>(
         return groups.iter().map(work).collect();
     }
     crate::alloc::return_freed_parser_pages_at_once();
+    crate::alloc::trim_arenas_eagerly();
     let mut done = shared_out(groups, &work, threads, settle);
     done.sort_unstable_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, t)| t).collect()
