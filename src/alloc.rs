@@ -115,7 +115,7 @@ pub fn return_freed_parser_pages_at_once() {
 /// thread's arena). Call before the worker threads start.
 #[allow(unsafe_code)]
 pub fn trim_arenas_eagerly() {
-    // SAFETY: mallopt only changes glibc's threshold; no other thread is allocating yet.
+    // SAFETY: mallopt only changes one of glibc's thresholds, under the allocator's own lock.
     unsafe {
         libc::mallopt(libc::M_TRIM_THRESHOLD, 128 << 10);
     }

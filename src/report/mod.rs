@@ -93,9 +93,9 @@ impl Report {
         self
     }
 
-    /// Adds `key` to `json`, its value given as JSON text: the key takes its place in `json`
-    /// (holding `null`) and the text is printed there. A large part of a document is then not
-    /// held as a tree of values.
+    /// Adds `key` to `json`, its value given as a [`Part`] (JSON text, or a diff kept per
+    /// file): the key takes its place in `json` (holding `null`) and the part is printed
+    /// there. A large part of a document is then not held as a tree of values.
     pub fn splice(&mut self, key: &str, part: impl Into<Part>) {
         self.json.insert(key.to_owned(), Value::Null);
         self.spliced.retain(|(k, _)| k != key);
