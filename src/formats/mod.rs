@@ -102,22 +102,25 @@ pub fn compile(input: &[u8], dialect: Option<Dialect>) -> Result<Plan> {
     let mut plan = match dialect {
         Dialect::Plan => plan_json::parse(input)?,
         Dialect::List => edit_list(input)?,
-        _ => {
-            let text = std::str::from_utf8(input)
-                .map_err(|_| Error::malformed("the input is not valid UTF-8"))?;
-            let mut plan = match dialect {
-                Dialect::Blocks => blocks::parse(text)?,
-                Dialect::Codex => codex::parse(text)?,
-                _ => unified_diff::parse(text)?,
-            };
-            plan.dialect = dialect.name();
-            plan.input_sha256 = Some(Digest::of(input));
-            plan
-        }
+        Dialect::Blocks | Dialect::Codex | Dialect::Diff => text_plan(input, dialect)?,
     };
     // The plan lives through the whole command: a list grown by doubling would keep up to
     // half its room empty (0.9 MB of W4's 5,000 operations).
     plan.ops.shrink_to_fit();
+    Ok(plan)
+}
+
+/// The plan of a text dialect's input (blocks, a Codex patch or a unified diff).
+fn text_plan(input: &[u8], dialect: Dialect) -> Result<Plan> {
+    let text =
+        std::str::from_utf8(input).map_err(|_| Error::malformed("the input is not valid UTF-8"))?;
+    let mut plan = match dialect {
+        Dialect::Blocks => blocks::parse(text)?,
+        Dialect::Codex => codex::parse(text)?,
+        _ => unified_diff::parse(text)?,
+    };
+    plan.dialect = dialect.name();
+    plan.input_sha256 = Some(Digest::of(input));
     Ok(plan)
 }
 
