@@ -145,3 +145,14 @@ pub fn return_free_pages() {
         libc::malloc_trim(0);
     }
 }
+
+/// Drops `value` on a short-lived thread of its own, and waits for it. Memory a worker thread
+/// allocated, freed by the calling thread, would pass through the calling thread's cache of
+/// free chunks (glibc's tcache, shared by all arenas), and what the calling thread allocates
+/// next would be served from it: its lasting data would land back in the worker's arena,
+/// pinning pages there. Freed elsewhere, the chunks go straight back to their arena.
+pub fn drop_elsewhere<T: Send>(value: T) {
+    std::thread::scope(|scope| {
+        scope.spawn(move || drop(value));
+    });
+}

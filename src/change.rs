@@ -239,14 +239,14 @@ impl FileChange {
     }
 
     /// This change with its lasting data (images, reports, paths) allocated anew by the
-    /// calling thread; what the syntax gate observed stays where it is (mostly the
+    /// calling thread; what the syntax gate observed is moved, not copied (mostly the
     /// declarations read for the API guard, let go right after the guard: copying them too
     /// made W4 7 % slower). A plan of many files is prepared on worker threads, each
     /// allocating from its own glibc arena, where a file's lasting data lands between the
     /// pages its parses used and freed: kept there, a few bytes of it pin each page, and the
     /// arenas stay as large as the parses ever made them. Moved out as each file is done, it
     /// is packed together in the calling thread's arena, and the workers reuse their pages.
-    pub fn relocated(mut self) -> Self {
+    pub fn relocated(&mut self) -> Self {
         let syntax = self.syntax.take();
         let mut copy = self.clone();
         if let Some(before) = &mut copy.before {

@@ -190,8 +190,13 @@ pub fn pin(ws: &Workspace, plan: &Plan, files: &[FileChange]) -> Plan {
 /// The guard has decided: the declarations the gate read for it are not needed again (on a
 /// plan of many files they are megabytes that would otherwise live through the publish).
 fn shed_declarations(files: &mut [FileChange]) {
-    for syntax in files.iter_mut().filter_map(|c| c.syntax.as_mut()) {
-        syntax.declarations = None;
+    let shed: Vec<_> = (files.iter_mut().filter_map(|c| c.syntax.as_mut()))
+        .filter_map(|syntax| syntax.declarations.take())
+        .collect();
+    // Those of a plan of many files were made on worker threads (see `FileChange::relocated`).
+    match files.len() >= prepare::SHRINK_FROM {
+        true => crate::alloc::drop_elsewhere(shed),
+        false => drop(shed),
     }
     return_free_pages(files);
 }

@@ -52,8 +52,9 @@ pub fn prepare(ws: &Workspace, plan: &Plan, options: &Options) -> Result<Vec<Fil
         }
         Ok(changes)
     };
-    let settle = |prepared: Result<Vec<FileChange>>| {
-        prepared.map(|changes| changes.into_iter().map(FileChange::relocated).collect())
+    let settle = |prepared: &mut Result<Vec<FileChange>>| match prepared {
+        Ok(changes) => Ok(changes.iter_mut().map(FileChange::relocated).collect()),
+        Err(e) => Err(std::mem::replace(e, Error::internal("settled"))),
     };
     for prepared in super::parallel::each_settled(&groups, one, settle) {
         match prepared {
