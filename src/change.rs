@@ -52,7 +52,7 @@ pub struct EditReport {
     /// landed in the result.
     pub byte_ranges: Vec<(Range<usize>, Range<usize>)>,
     /// The structure a structure target resolved to.
-    pub node: Option<NodeFacts>,
+    pub node: Option<Box<NodeFacts>>,
     /// The file changed elsewhere after the edit was read and the edit's region was found
     /// again, unchanged, in the current bytes.
     pub rebased: Option<Rebased>,
@@ -126,7 +126,7 @@ pub struct FileChange {
     /// Permissions of a file that has no pre-image (a moved file keeps its source's).
     pub new_permissions: Option<std::fs::Permissions>,
     /// What the syntax gate observed (absent for deleted and unchanged files).
-    pub syntax: Option<crate::lang::gate::Checked>,
+    pub syntax: Option<Box<crate::lang::gate::Checked>>,
     /// The other end of a move: the source (on the destination's change) or the destination
     /// (on the source's), root-relative.
     pub moved: Option<Moved>,
@@ -247,14 +247,16 @@ impl FileChange {
     /// arenas stay as large as the parses ever made them. Moved out as each file is done, it
     /// is packed together in the calling thread's arena, and the workers reuse their pages.
     pub fn relocated(&mut self) -> Self {
-        let syntax = self.syntax.take();
+        let mut gate = self.syntax.take();
         let mut copy = self.clone();
         if let Some(before) = &mut copy.before {
             before.bytes = before.bytes.deep_copy();
             before.marks = before.marks.deep_copy();
         }
         copy.after = self.after.as_ref().map(PostImage::deep_copy);
-        copy.syntax = syntax;
+        copy.syntax = (gate.as_mut()).map(|checked| Box::new(std::mem::take(&mut **checked)));
+        // The emptied box stays with the original, for the thread that made it to free.
+        self.syntax = gate;
         copy
     }
 

@@ -111,7 +111,7 @@ pub struct Named {
 }
 
 /// What the gate observed about one file.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Checked {
     /// `checked` or `unavailable` (no provider).
     pub status: &'static str,

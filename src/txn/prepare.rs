@@ -320,7 +320,7 @@ fn restored(
             &change.ranges,
             rules,
         )?;
-        change.syntax = Some(syntax);
+        change.syntax = Some(Box::new(syntax));
     }
     super::mode::set(&mut change, executable);
     Ok(change)
@@ -370,7 +370,7 @@ fn created(g: &Group, content: Vec<u8>) -> Result<FileChange> {
         new_dirs,
         Vec::new(),
     );
-    created.syntax = Some(syntax);
+    created.syntax = Some(Box::new(syntax));
     Ok(created)
 }
 
@@ -461,7 +461,7 @@ fn prepare_edits(
         Vec::new(),
         ranges,
     );
-    modified.syntax = Some(syntax);
+    modified.syntax = Some(Box::new(syntax));
     Ok(modified)
 }
 
@@ -521,7 +521,7 @@ fn reports(
             repaired: m.repaired.clone(),
             target: m.target.clone(),
             byte_ranges: byte_ranges.remove(&m.op).unwrap_or_default(),
-            node: m.node.clone(),
+            node: m.node.clone().map(Box::new),
         })
         .collect()
 }

@@ -57,7 +57,7 @@ impl<'o> Facts<'o> {
             .get(pointer)?
             .iter()
             .filter(|(c, _)| c.path.key == key)
-            .find_map(|(_, r)| r.node.clone())
+            .find_map(|(_, r)| r.node.as_deref().cloned())
     }
 
     /// Every stale line anchor the engine remapped (`apply --repair`).
