@@ -75,7 +75,7 @@ pub fn batched<T>(
     crate::git::pack::write(
         &repo.objects.store_ref().path().join("pack"),
         repo.object_hash(),
-        &objects,
+        objects,
         compression(repo),
     )
     .map_err(|e| crate::error::Error::io("writing the receipt's pack", &e))?;

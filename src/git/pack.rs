@@ -20,17 +20,31 @@ use gix::objs::Kind;
 pub type Object = (ObjectId, Kind, Vec<u8>);
 
 /// Writes `objects` (sorted by id, none twice) as one pack and its index into `pack_dir`.
+/// The pack goes to its file as it is made, and each object is let go once it is in: the
+/// receipt's objects and their compressed copy are not all held at once.
 pub fn write(
     pack_dir: &Path,
     hash: gix::hash::Kind,
-    objects: &[Object],
+    objects: Vec<Object>,
     level: i32,
 ) -> std::io::Result<()> {
-    let (pack, entries, checksum) = encode(hash, objects, level)?;
-    let index = index(hash, &entries, &checksum)?;
-    let name = format!("pack-{}", checksum.to_hex());
     fs::create_dir_all(pack_dir)?;
-    place(pack_dir, &format!("{name}.pack"), &pack)?;
+    crate::workspace::failpoint::io("write", "ledger")?;
+    let file = tempfile::Builder::new()
+        .prefix("tmp_pack_")
+        .tempfile_in(pack_dir)?;
+    let mut pack = Hashed {
+        out: std::io::BufWriter::with_capacity(64 << 10, file),
+        hasher: gix::hash::hasher(hash),
+        written: 0,
+    };
+    let entries = encode(&mut pack, objects, level)?;
+    let checksum = pack.hasher.try_finalize().map_err(std::io::Error::other)?;
+    pack.out.write_all(checksum.as_slice())?;
+    let name = format!("pack-{}", checksum.to_hex());
+    let file = pack.out.into_inner().map_err(|e| e.into_error())?;
+    persist(file, &pack_dir.join(format!("{name}.pack")))?;
+    let index = index(hash, &entries, &checksum)?;
     place(pack_dir, &format!("{name}.idx"), &index)
 }
 
@@ -41,11 +55,31 @@ fn place(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
         .prefix("tmp_pack_")
         .tempfile_in(dir)?;
     file.write_all(bytes)?;
+    persist(file, &dir.join(name))
+}
+
+/// Makes a written temp file durable (as `identedit.fsync` says), read-only, and renames it.
+fn persist(file: tempfile::NamedTempFile, to: &Path) -> std::io::Result<()> {
     crate::workspace::durable::sync_file(file.as_file(), "ledger")?;
     file.as_file()
         .set_permissions(fs::Permissions::from_mode(0o444))?;
-    file.persist(dir.join(name)).map_err(|e| e.error)?;
+    file.persist(to).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The pack file being written: every byte also goes into its checksum.
+struct Hashed {
+    out: std::io::BufWriter<tempfile::NamedTempFile>,
+    hasher: gix::hash::Hasher,
+    written: u64,
+}
+
+impl Hashed {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.hasher.update(bytes);
+        self.written += bytes.len() as u64;
+        self.out.write_all(bytes)
+    }
 }
 
 /// Where one object went in the pack: its id, offset and the CRC-32 of its entry.
@@ -55,37 +89,32 @@ struct Entry {
     crc: u32,
 }
 
-/// The pack's bytes (header, entries, trailing checksum), its entries and its checksum.
-fn encode(
-    hash: gix::hash::Kind,
-    objects: &[Object],
-    level: i32,
-) -> std::io::Result<(Vec<u8>, Vec<Entry>, ObjectId)> {
+/// Writes the pack's header and entries (not its trailing checksum) into `pack`, each
+/// object dropped once its entry is written; returns the entries.
+fn encode(pack: &mut Hashed, objects: Vec<Object>, level: i32) -> std::io::Result<Vec<Entry>> {
     let count = u32::try_from(objects.len()).map_err(std::io::Error::other)?;
     let level = gix_zlib::Compression::new(level).unwrap_or(gix_zlib::Compression::BEST_SPEED);
-    let mut pack = Vec::new();
-    pack.extend_from_slice(b"PACK");
-    pack.extend_from_slice(&2u32.to_be_bytes());
-    pack.extend_from_slice(&count.to_be_bytes());
+    pack.put(b"PACK")?;
+    pack.put(&2u32.to_be_bytes())?;
+    pack.put(&count.to_be_bytes())?;
     let mut entries = Vec::with_capacity(objects.len());
     // One stream state, reset per object: a new one costs about 370 KiB allocated and cleared.
     let mut zlib = gix_zlib::stream::deflate::Compress::new(level);
+    // One entry at a time, in a buffer that keeps the room of the largest.
+    let mut entry = Vec::new();
     for (id, kind, data) in objects {
-        let offset = pack.len() as u64;
-        pack.extend_from_slice(&entry_header(*kind, data.len() as u64));
+        let offset = pack.written;
+        entry.clear();
+        entry.extend_from_slice(&entry_header(kind, data.len() as u64));
         zlib.reset();
         let finish = gix_zlib::stream::deflate::FlushCompress::Finish;
-        super::loose::deflate(&mut zlib, data, finish, &mut pack)?;
-        let crc = crc32fast::hash(&pack[offset as usize..]);
-        entries.push(Entry {
-            id: *id,
-            offset,
-            crc,
-        });
+        super::loose::deflate(&mut zlib, &data, finish, &mut entry)?;
+        drop(data);
+        pack.put(&entry)?;
+        let crc = crc32fast::hash(&entry);
+        entries.push(Entry { id, offset, crc });
     }
-    let checksum = digest(hash, &pack)?;
-    pack.extend_from_slice(checksum.as_slice());
-    Ok((pack, entries, checksum))
+    Ok(entries)
 }
 
 /// An entry's type and inflated size: type in bits 4-6 of the first byte with the size's
